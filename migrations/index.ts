@@ -1,0 +1,25 @@
+import type { Knex } from 'knex';
+import * as identity from './0001_identity.ts';
+import * as tokenStore from './0002_token_store.ts';
+import * as organizations from './0003_organizations.ts';
+import * as oauthClients from './0004_oauth_clients.ts';
+import * as scheduling from './0005_scheduling.ts';
+import * as operations from './0006_operations.ts';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration, in order. A static list instead of a directory scan: type-checked, and no
+ * loader tricks for .ts files. Append new steps; never rename or reorder applied ones.
+ */
+export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['0001_identity', identity],
+  ['0002_token_store', tokenStore],
+  ['0003_organizations', organizations],
+  ['0004_oauth_clients', oauthClients],
+  ['0005_scheduling', scheduling],
+  ['0006_operations', operations],
+];

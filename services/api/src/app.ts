@@ -1,0 +1,22 @@
+import Router from '@koa/router';
+import { errorEnvelope } from '@sched/kit/http/error-envelope';
+import { requestContext } from '@sched/kit/http/request-context';
+import { securityHeaders } from '@sched/kit/http/security-headers';
+import type { Runtime } from '@sched/runtime/runtime';
+import Koa from 'koa';
+import { jsonBody } from './middleware/json-body.ts';
+
+/** The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it. */
+export function createApiApp(deps: Runtime): Koa {
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  app.silent = true; // errors are rendered and logged by errorEnvelope
+  const router = new Router({ prefix: '/v2' });
+
+  app.use(requestContext('api', deps.logger));
+  app.use(securityHeaders());
+  app.use(errorEnvelope());
+  app.use(jsonBody());
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  return app;
+}

@@ -1,0 +1,76 @@
+import { createApiApp } from '@sched/api/app';
+import { createAuthApp, isAuthPath } from '@sched/auth/app';
+import { migrateLatest } from '@sched/db/migrate';
+import { ensureServiceAdminUser } from '@sched/db/queries/admin';
+import type { BootedService } from '@sched/kit/boot';
+import type { Config } from '@sched/kit/config';
+import type { Logger } from '@sched/kit/logger';
+import type { Stores } from '@sched/db/stores';
+import { openRuntime } from '@sched/runtime/runtime';
+import { startControlSocket } from './control-socket.ts';
+import { loadOrCreateCookieKeys, lockDataDir } from './data-dir.ts';
+import { startTokenSweeper } from './token-sweeper.ts';
+
+/**
+ * The whole system: the authorization server and the resource API in one process on one origin.
+ * Without DATABASE_URL the data lives in an embedded PGlite under DATA_DIR, and what Redis would
+ * hold is kept in that database too, so nothing is lost on restart.
+ */
+export async function composeSystem(
+  config: Config,
+  logger: Logger,
+  options: { stores?: Stores } = {},
+): Promise<BootedService> {
+  const embedded = config.databaseUrl === undefined && options.stores === undefined;
+  const releaseDataDir = embedded ? await lockDataDir(config.dataDir) : async () => {};
+  try {
+    const cookieKeys = config.cookieKeys ?? (await loadOrCreateCookieKeys(config.dataDir));
+    const runtime = await openRuntime({ ...config, cookieKeys }, logger, options.stores);
+    const { knex } = runtime.stores.db;
+    const applied = await migrateLatest(knex);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (config.bootstrapAdmin) {
+      const { userId } = await ensureServiceAdminUser(knex, config.bootstrapAdmin);
+      logger.info({ userId, email: config.bootstrapAdmin.email }, 'bootstrap service administrator ready');
+    }
+    const auth = createAuthApp(runtime).callback();
+    const api = createApiApp(runtime).callback();
+    const stopControlSocket = embedded
+      ? await startControlSocket(config.dataDir, knex, logger)
+      : async () => {};
+    const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
+    return {
+      handler: (req, res) =>
+        isAuthPath((req.url ?? '/').split('?')[0] ?? '/') ? auth(req, res) : api(req, res),
+      checks: runtime.stores.checks,
+      onClose: async () => {
+        stopSweeper();
+        await stopControlSocket();
+        await runtime.close();
+        await releaseDataDir();
+      },
+      describe: (url) => {
+        const app = config.appUrl;
+        const lines = {
+          app,
+          api: `${config.baseUrl}/v2`,
+          authorize: `${app}/auth/oauth2/authorize`,
+          token: `${config.baseUrl}/v2/auth/oauth2/token`,
+          discovery: `${app}/.well-known/oauth-authorization-server`,
+          docs: `${config.baseUrl}/v2/docs`,
+          health: `${url}/health/ready`,
+          data: embedded ? config.dataDir : 'DATABASE_URL',
+        };
+        process.stdout.write(
+          `\nServing on ${url}\n${Object.entries(lines)
+            .map(([k, v]) => `  ${k.padEnd(10)} ${v}`)
+            .join('\n')}\n\n`,
+        );
+        return lines;
+      },
+    };
+  } catch (error) {
+    await releaseDataDir();
+    throw error;
+  }
+}

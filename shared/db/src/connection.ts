@@ -1,0 +1,119 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import knexFactory, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import pg from 'pg';
+
+export type { Knex };
+
+export interface Database {
+  knex: Knex;
+  kind: 'postgres' | 'pglite';
+  /** Throws when the database cannot answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The database is unreachable or refused us; the message is one line fit for an operator. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+// Postgres BIGINT (count(*), bigserial ids) arrives as a string by default; our ids stay far
+// below 2^53, so numbers are the honest JS type for them.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+
+function describeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://... ; when absent the embedded PGlite is used. */
+  url?: string | undefined;
+  /** PGlite data folder; ignored for Postgres. `memory://` keeps it in memory (tests). */
+  pgliteDir?: string | undefined;
+  poolMax?: number;
+  /** Where knex's own messages go; by default they are dropped (errors reach callers anyway). */
+  log?: { warn(message: string): void; debug(message: string): void };
+}
+
+function knexLog(log: OpenDatabaseOptions['log']) {
+  const text = (message: unknown) => (message instanceof Error ? message.message : String(message));
+  // knex reports pool and connection errors itself (as warnings, with stacks) before rejecting
+  // the query; the rejection is what we act on, so its copies go to debug.
+  return {
+    warn: (message: unknown) => log?.debug(text(message)),
+    error: (message: unknown) => log?.debug(text(message)),
+    deprecate: (message: unknown) => log?.warn(text(message)),
+    debug: (message: unknown) => log?.debug(text(message)),
+  };
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.url
+    ? openPostgres(options.url, options.poolMax ?? 10, options.log)
+    : openPglite(options.pgliteDir ?? 'memory://', options.log);
+}
+
+async function openPostgres(
+  url: string,
+  poolMax: number,
+  log: OpenDatabaseOptions['log'],
+): Promise<Database> {
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: url, connectionTimeoutMillis: 5000, application_name: 'sched-oauth' },
+    pool: { min: 0, max: poolMax },
+    acquireConnectionTimeout: 10_000,
+    log: knexLog(log),
+  });
+  const database: Database = {
+    knex,
+    kind: 'postgres',
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+    close: () => knex.destroy(),
+  };
+  try {
+    await database.ping();
+  } catch (error) {
+    await knex.destroy();
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new DatabaseUnavailableError(`cannot reach the database at ${describeTarget(url)}: ${reason}`);
+  }
+  return database;
+}
+
+async function openPglite(dir: string, log: OpenDatabaseOptions['log']): Promise<Database> {
+  if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new DatabaseUnavailableError(`cannot open the embedded database in ${dir}: ${reason}`);
+  }
+  const knex = knexFactory({
+    client: ClientPgLite as unknown as typeof knexFactory.Client,
+    dialect: 'postgres',
+    connection: () => ({ pglite }) as object,
+    log: knexLog(log),
+  } as Knex.Config);
+  return {
+    knex,
+    kind: 'pglite',
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+    close: async () => {
+      await knex.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

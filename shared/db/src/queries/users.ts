@@ -1,0 +1,343 @@
+import { ConflictError } from '@sched/kit/errors';
+import { hashPassword, verifyPassword } from '@sched/kit/passwords';
+import type { Knex } from 'knex';
+import { isUniqueViolation } from './pg-errors.ts';
+
+export const WEEKDAYS = [
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export const ONBOARDING_STEPS = ['profile', 'calendar', 'complete'] as const;
+export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
+
+export type TimeFormat = 12 | 24;
+
+/** A user as the services see it. The password hash never leaves this module. */
+export interface User {
+  id: number;
+  email: string;
+  username: string | null;
+  name: string | null;
+  emailVerifiedAt: Date | null;
+  timeZone: string;
+  weekStart: Weekday;
+  locale: string;
+  timeFormat: TimeFormat | null;
+  bio: string | null;
+  avatarUrl: string | null;
+  metadata: Record<string, unknown>;
+  isServiceAdmin: boolean;
+  onboardingStep: OnboardingStep;
+  calendarProvider: string | null;
+  /** Set for managed users of the deprecated family: the OAuth client that owns them. */
+  managedByClientId: string | null;
+  defaultScheduleId: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Every column a `User` is built from (password_hash is deliberately absent). */
+export const USER_COLUMNS = [
+  'id',
+  'email',
+  'username',
+  'name',
+  'email_verified_at',
+  'time_zone',
+  'week_start',
+  'locale',
+  'time_format',
+  'bio',
+  'avatar_url',
+  'metadata',
+  'is_service_admin',
+  'onboarding_step',
+  'calendar_provider',
+  'managed_by_client_id',
+  'default_schedule_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** USER_COLUMNS qualified by a table alias, for joins (`userColumns('u')`). */
+export const userColumns = (alias: string): string[] => USER_COLUMNS.map((column) => `${alias}.${column}`);
+
+export interface UserRow {
+  id: number | string;
+  email: string;
+  username: string | null;
+  name: string | null;
+  email_verified_at: Date | null;
+  time_zone: string;
+  week_start: string;
+  locale: string;
+  time_format: number | null;
+  bio: string | null;
+  avatar_url: string | null;
+  metadata: Record<string, unknown> | string | null;
+  is_service_admin: boolean;
+  onboarding_step: string;
+  calendar_provider: string | null;
+  managed_by_client_id: string | null;
+  default_schedule_id: number | string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toNumberOrNull = (value: number | string | null): number | null =>
+  value === null ? null : Number(value);
+
+export function mapUser(row: UserRow): User {
+  const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
+  return {
+    id: Number(row.id),
+    email: row.email,
+    username: row.username,
+    name: row.name,
+    emailVerifiedAt: row.email_verified_at,
+    timeZone: row.time_zone,
+    weekStart: row.week_start as Weekday,
+    locale: row.locale,
+    timeFormat: row.time_format === null ? null : (row.time_format as TimeFormat),
+    bio: row.bio,
+    avatarUrl: row.avatar_url,
+    metadata: (metadata ?? {}) as Record<string, unknown>,
+    isServiceAdmin: row.is_service_admin,
+    onboardingStep: row.onboarding_step as OnboardingStep,
+    calendarProvider: row.calendar_provider,
+    managedByClientId: row.managed_by_client_id,
+    defaultScheduleId: toNumberOrNull(row.default_schedule_id),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const EMAIL_CONSTRAINTS = ['users_email_lower_unique', 'users_managed_email_lower_unique'];
+const USERNAME_CONSTRAINT = 'users_username_lower_unique';
+
+/** Unique violations on users become 409s that say which field; anything else is rethrown. */
+function rethrowUserConflict(error: unknown): never {
+  if (isUniqueViolation(error, EMAIL_CONSTRAINTS)) {
+    throw new ConflictError('A user with this email already exists', [
+      { field: 'email', message: 'already in use' },
+    ]);
+  }
+  if (isUniqueViolation(error, USERNAME_CONSTRAINT)) {
+    throw new ConflictError('This username is taken', [{ field: 'username', message: 'already in use' }]);
+  }
+  throw error;
+}
+
+export const DEFAULT_SCHEDULE_NAME = 'Working hours';
+/** The default schedule of every new user: Monday to Friday (ISO 1-5), 09:00-17:00 in their zone. */
+export const DEFAULT_AVAILABILITY = {
+  weekdays: [1, 2, 3, 4, 5],
+  startTime: '09:00',
+  endTime: '17:00',
+} as const;
+
+export interface NewUser {
+  email: string;
+  /** Plain text; hashed here. Omit (or null) for accounts without a password (invited, managed). */
+  password?: string | null;
+  username?: string | null;
+  name?: string | null;
+  timeZone?: string;
+  weekStart?: Weekday;
+  locale?: string;
+  timeFormat?: TimeFormat | null;
+  bio?: string | null;
+  avatarUrl?: string | null;
+  metadata?: Record<string, unknown>;
+  isServiceAdmin?: boolean;
+  emailVerifiedAt?: Date | null;
+  onboardingStep?: OnboardingStep;
+  calendarProvider?: string | null;
+  managedByClientId?: string | null;
+}
+
+/**
+ * Creates a user and their default schedule (DEFAULT_AVAILABILITY in the user's time zone) in one
+ * transaction (a savepoint when `knex` is already a transaction). Duplicate e-mail (any case) or
+ * username: ConflictError.
+ */
+export async function createUser(knex: Knex, input: NewUser): Promise<User> {
+  // Hash before opening the transaction: scrypt takes tens of milliseconds.
+  const passwordHash = input.password == null ? null : await hashPassword(input.password);
+  const timeZone = input.timeZone ?? 'UTC';
+  try {
+    return await knex.transaction(async (trx) => {
+      const [created] = (await trx('users')
+        .insert({
+          email: input.email.trim(),
+          username: input.username ?? null,
+          name: input.name ?? null,
+          password_hash: passwordHash,
+          email_verified_at: input.emailVerifiedAt ?? null,
+          time_zone: timeZone,
+          week_start: input.weekStart ?? 'Monday',
+          locale: input.locale ?? 'en',
+          time_format: input.timeFormat ?? null,
+          bio: input.bio ?? null,
+          avatar_url: input.avatarUrl ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          is_service_admin: input.isServiceAdmin ?? false,
+          onboarding_step: input.onboardingStep ?? 'profile',
+          calendar_provider: input.calendarProvider ?? null,
+          managed_by_client_id: input.managedByClientId ?? null,
+        })
+        .returning('id')) as Array<{ id: number | string }>;
+      const userId = Number(created!.id);
+      const [schedule] = (await trx('schedules')
+        .insert({ user_id: userId, name: DEFAULT_SCHEDULE_NAME, time_zone: timeZone })
+        .returning('id')) as Array<{ id: number | string }>;
+      const scheduleId = Number(schedule!.id);
+      await trx('schedule_availability').insert(
+        DEFAULT_AVAILABILITY.weekdays.map((weekday) => ({
+          schedule_id: scheduleId,
+          weekday,
+          start_time: DEFAULT_AVAILABILITY.startTime,
+          end_time: DEFAULT_AVAILABILITY.endTime,
+        })),
+      );
+      const [row] = (await trx('users')
+        .where({ id: userId })
+        .update({ default_schedule_id: scheduleId })
+        .returning(USER_COLUMNS)) as UserRow[];
+      return mapUser(row!);
+    });
+  } catch (error) {
+    rethrowUserConflict(error);
+  }
+}
+
+export async function findUserById(knex: Knex, id: number): Promise<User | null> {
+  if (!Number.isSafeInteger(id)) return null;
+  const row = (await knex('users').where({ id }).first(USER_COLUMNS)) as UserRow | undefined;
+  return row ? mapUser(row) : null;
+}
+
+/**
+ * The regular (not managed) user with this e-mail, compared case-insensitively. Managed users of
+ * the deprecated family live in their client's own e-mail namespace and are never found here.
+ */
+export async function findUserByEmail(knex: Knex, email: string): Promise<User | null> {
+  const row = (await knex('users')
+    .whereRaw('lower(email) = lower(?)', [email.trim()])
+    .whereNull('managed_by_client_id')
+    .first(USER_COLUMNS)) as UserRow | undefined;
+  return row ? mapUser(row) : null;
+}
+
+/** Case-insensitive. */
+export async function findUserByUsername(knex: Knex, username: string): Promise<User | null> {
+  const row = (await knex('users').whereRaw('lower(username) = lower(?)', [username]).first(USER_COLUMNS)) as
+    | UserRow
+    | undefined;
+  return row ? mapUser(row) : null;
+}
+
+/**
+ * Sign-in: the regular user with this e-mail when `password` matches their hash, else null.
+ * Takes about as long for an unknown e-mail or a user without password as for a wrong password.
+ */
+export async function verifyUserPassword(knex: Knex, email: string, password: string): Promise<User | null> {
+  const row = (await knex('users')
+    .whereRaw('lower(email) = lower(?)', [email.trim()])
+    .whereNull('managed_by_client_id')
+    .first([...USER_COLUMNS, 'password_hash'])) as (UserRow & { password_hash: string | null }) | undefined;
+  const ok = await verifyPassword(password, row?.password_hash ?? null);
+  return ok && row ? mapUser(row) : null;
+}
+
+/** Sets (or, with null, removes) the password. False when there is no such user. */
+export async function setUserPassword(knex: Knex, userId: number, password: string | null): Promise<boolean> {
+  const passwordHash = password === null ? null : await hashPassword(password);
+  const count = await knex('users')
+    .where({ id: userId })
+    .update({ password_hash: passwordHash, updated_at: knex.fn.now() });
+  return count > 0;
+}
+
+/** True when the user has a password (sign-up over an invited, password-less account, say). */
+export async function userHasPassword(knex: Knex, userId: number): Promise<boolean> {
+  const row = (await knex('users').where({ id: userId }).whereNotNull('password_hash').first('id')) as
+    | { id: number }
+    | undefined;
+  return row !== undefined;
+}
+
+/** Fields updateUser may change. `undefined` (or absent) leaves a field alone; null clears it. */
+export interface UserPatch {
+  email?: string;
+  username?: string | null;
+  name?: string | null;
+  emailVerifiedAt?: Date | null;
+  timeZone?: string;
+  weekStart?: Weekday;
+  locale?: string;
+  timeFormat?: TimeFormat | null;
+  bio?: string | null;
+  avatarUrl?: string | null;
+  /** Replaces the whole object. */
+  metadata?: Record<string, unknown>;
+  onboardingStep?: OnboardingStep;
+  calendarProvider?: string | null;
+  /** Must be one of the user's own schedules (foreign key), or null. */
+  defaultScheduleId?: number | null;
+}
+
+const PATCH_COLUMNS: { [K in keyof Required<UserPatch>]: string } = {
+  email: 'email',
+  username: 'username',
+  name: 'name',
+  emailVerifiedAt: 'email_verified_at',
+  timeZone: 'time_zone',
+  weekStart: 'week_start',
+  locale: 'locale',
+  timeFormat: 'time_format',
+  bio: 'bio',
+  avatarUrl: 'avatar_url',
+  metadata: 'metadata',
+  onboardingStep: 'onboarding_step',
+  calendarProvider: 'calendar_provider',
+  defaultScheduleId: 'default_schedule_id',
+};
+
+/**
+ * Applies `patch` and returns the updated user, or null when there is no such user. Duplicate
+ * e-mail or username: ConflictError. Does not touch the schedule's time zone.
+ */
+export async function updateUser(knex: Knex, id: number, patch: UserPatch): Promise<User | null> {
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(PATCH_COLUMNS) as Array<keyof UserPatch>) {
+    const value = patch[key];
+    if (value === undefined) continue;
+    if (key === 'metadata') changes[PATCH_COLUMNS[key]] = JSON.stringify(value ?? {});
+    else if (key === 'email') changes[PATCH_COLUMNS[key]] = (value as string).trim();
+    else changes[PATCH_COLUMNS[key]] = value;
+  }
+  if (Object.keys(changes).length === 0) return findUserById(knex, id);
+  changes['updated_at'] = knex.fn.now();
+  try {
+    const [row] = (await knex('users').where({ id }).update(changes).returning(USER_COLUMNS)) as UserRow[];
+    return row ? mapUser(row) : null;
+  } catch (error) {
+    rethrowUserConflict(error);
+  }
+}
+
+/** Grants (or withdraws) service administration. False when there is no such user. */
+export async function setServiceAdmin(knex: Knex, userId: number, isServiceAdmin = true): Promise<boolean> {
+  const count = await knex('users')
+    .where({ id: userId })
+    .update({ is_service_admin: isServiceAdmin, updated_at: knex.fn.now() });
+  return count > 0;
+}

@@ -1,0 +1,81 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** Redis is unreachable or refused us; the message is one line fit for an operator. */
+export class RedisUnavailableError extends Error {
+  override name = 'RedisUnavailableError';
+}
+
+export interface OpenRedisOptions {
+  /** How long the first connection may take before start-up fails (default 5 s). */
+  connectTimeoutMs?: number;
+  /** Connection name shown by CLIENT LIST. */
+  connectionName?: string;
+  /** Where connection errors after start-up go (ioredis reports each failed reconnect). */
+  onError?: (error: Error) => void;
+}
+
+/** `host:port/db` of a redis:// URL, without credentials. */
+export function describeRedisTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const db = parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : '';
+    return `${parsed.hostname}:${parsed.port || 6379}${db}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/** A one-line description of a Redis error (ioredis errors may carry nested causes and stacks). */
+export function describeRedisError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return describeRedisError(error.errors[0]);
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const message = (error.message.split('\n')[0] ?? '').trim() || error.name;
+    return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+  }
+  return String(error);
+}
+
+/**
+ * Connects to Redis, failing fast with a RedisUnavailableError when it cannot be reached at start.
+ * Afterwards the client reconnects by itself (backoff up to 1 s) while commands issued during an
+ * outage fail quickly (one retry) instead of queueing: callers see errors, not hangs.
+ */
+export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const redisOptions: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: connectTimeoutMs,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    ...(options.connectionName ? { connectionName: options.connectionName } : {}),
+  };
+  const redis = new Redis(url, redisOptions);
+  // Without a listener ioredis prints every failed reconnect to stderr as "Unhandled error event".
+  let connectError: unknown;
+  redis.on('error', (error: Error) => {
+    if (redis.status !== 'ready') connectError ??= error;
+    options.onError?.(error);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.connect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${connectTimeoutMs} ms`)),
+          connectTimeoutMs,
+        );
+      }),
+    ]);
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    // "Connection is closed." hides the socket error (ECONNREFUSED, ENOTFOUND, ...) seen just before.
+    const reason = describeRedisError(connectError ?? error);
+    throw new RedisUnavailableError(`cannot reach Redis at ${describeRedisTarget(url)}: ${reason}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
+}

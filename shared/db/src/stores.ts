@@ -1,0 +1,56 @@
+import type { Redis } from 'ioredis';
+import { type Database, openDatabase } from './connection.ts';
+import { openRedis } from './redis.ts';
+import { createRedisTokenStore } from './token-store/redis.ts';
+import { createSqlTokenStore } from './token-store/sql.ts';
+import type { TokenStore } from './token-store/types.ts';
+
+export interface Stores {
+  db: Database;
+  tokenStore: TokenStore;
+  /** Present when REDIS_URL is set. */
+  redis: Redis | undefined;
+  /** Readiness checks by name, for /health/ready. */
+  checks: Array<{ name: string; check: () => Promise<unknown> }>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoresOptions {
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** PGlite data folder, used when databaseUrl is unset. */
+  pgliteDir: string;
+  /** Prefix of every Redis key (one deployment may share a Redis with others). */
+  redisPrefix?: string;
+  log?: { warn(message: string): void; debug(message: string): void };
+}
+
+/**
+ * The data stores of a process: the database, and the token store in Redis when configured,
+ * otherwise in the database (the embedded default keeps everything durable in one place).
+ */
+export async function openStores(options: OpenStoresOptions): Promise<Stores> {
+  const db = await openDatabase({ url: options.databaseUrl, pgliteDir: options.pgliteDir, log: options.log });
+  let redis: Redis | undefined;
+  try {
+    redis = options.redisUrl ? await openRedis(options.redisUrl) : undefined;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const tokenStore = redis
+    ? createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' })
+    : createSqlTokenStore({ knex: db.knex });
+  const checks = [{ name: 'database', check: () => db.ping() }];
+  if (redis) checks.push({ name: 'redis', check: () => tokenStore.ping() });
+  return {
+    db,
+    tokenStore,
+    redis,
+    checks,
+    close: async () => {
+      await tokenStore.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The storage layout of the token store: a contract between the auth service (writer) and the
+ * resource API (reader), documented in docs/token-store.md. Change it only together with both.
+ *
+ * Redis (every key starts with the deployment's prefix, e.g. 'sched:'):
+ *   <prefix>oidc:<Model>:<id>              hash { payload: <JSON of the oidc-provider payload>,
+ *                                                consumed?: <epoch seconds> }, TTL = the record's
+ *   <prefix>oidc:grant:<grantId>           sorted set of '<Model>:<id>' members, score = member's
+ *                                          expiry in epoch ms ('+inf' = none); key TTL = latest member
+ *   <prefix>oidc:uid:<Model>:<uid>         string <id>, TTL = the record's
+ *   <prefix>oidc:userCode:<Model>:<code>   string <id>, TTL = the record's
+ *   <prefix>rate:<key>                     integer hit count of the current window, TTL = rest of window
+ *   <prefix>ver:<key>                      integer version, no TTL
+ *
+ * SQL: tables token_records and token_counters (migrations/0002_token_store.ts); counters use the
+ * same 'rate:<key>' / 'ver:<key>' names as Redis, without a prefix.
+ */
+
+/** Hash fields of a record key. */
+export const RECORD_FIELDS = { payload: 'payload', consumed: 'consumed' } as const;
+
+/** SQL tables. */
+export const TOKEN_TABLES = { records: 'token_records', counters: 'token_counters' } as const;
+
+export function recordKey(prefix: string, model: string, id: string): string {
+  return `${prefix}oidc:${model}:${id}`;
+}
+
+/** Member of a grant index: the record key without '<prefix>oidc:'. */
+export function grantMember(model: string, id: string): string {
+  return `${model}:${id}`;
+}
+
+export function grantIndexKey(prefix: string, grantId: string): string {
+  return `${prefix}oidc:grant:${grantId}`;
+}
+
+export function uidIndexKey(prefix: string, model: string, uid: string): string {
+  return `${prefix}oidc:uid:${model}:${uid}`;
+}
+
+export function userCodeIndexKey(prefix: string, model: string, userCode: string): string {
+  return `${prefix}oidc:userCode:${model}:${userCode}`;
+}
+
+/** Counter name shared by both stores (Redis adds the prefix). */
+export function rateCounter(key: string): string {
+  return `rate:${key}`;
+}
+
+export function versionCounter(key: string): string {
+  return `ver:${key}`;
+}
+
+export function rateKey(prefix: string, key: string): string {
+  return `${prefix}${rateCounter(key)}`;
+}
+
+export function versionKey(prefix: string, key: string): string {
+  return `${prefix}${versionCounter(key)}`;
+}
+
+/**
+ * Decodes a record hash as read by `HMGET <recordKey> payload consumed` (the one read the
+ * resource API needs): undefined when the key is missing.
+ */
+export function decodeRecord<P>(
+  payload: string | null | undefined,
+  consumed: string | null | undefined,
+): P | undefined {
+  if (payload === null || payload === undefined) return undefined;
+  const parsed = JSON.parse(payload) as P & { consumed?: number };
+  if (consumed !== null && consumed !== undefined) parsed.consumed = Number(consumed);
+  return parsed;
+}

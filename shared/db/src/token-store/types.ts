@@ -1,0 +1,130 @@
+/**
+ * The token store: what oidc-provider persists (any model name: Session, Interaction,
+ * AuthorizationCode, AccessToken, RefreshToken, Grant, ReplayDetection, ...) plus rate-limit
+ * counters and cache-invalidation versions. Two implementations with the same behaviour:
+ * Redis (`./redis.ts`, production) and SQL (`./sql.ts`, Postgres or the embedded PGlite).
+ * The resource API reads access-token records from it directly; the layout is documented in
+ * docs/token-store.md and `./keys.ts`.
+ */
+
+/** A stored oidc-provider payload. Opaque to the store except the indexed fields below. */
+export interface TokenPayload {
+  /** Indexed: `revokeByGrantId` deletes every record carrying this grant id. */
+  grantId?: string;
+  /** Indexed: `findByUid`. */
+  uid?: string;
+  /** Indexed: `findByUserCode`. */
+  userCode?: string;
+  /** Epoch seconds at which the record was consumed; set by the store, read by oidc-provider. */
+  consumed?: number;
+  [field: string]: unknown;
+}
+
+/**
+ * The fields of an `AccessToken` record the resource API relies on. They come from
+ * oidc-provider (opaque tokens: the token value is the record id, `jti`); `extra` is what the
+ * auth service's `extraTokenClaims` returns (e.g. `extra.legacy`).
+ */
+export interface AccessTokenPayload extends TokenPayload {
+  kind: 'AccessToken';
+  /** The token value itself. */
+  jti: string;
+  /** The user (oidc-provider account id, our user id as a string). */
+  accountId: string;
+  clientId: string;
+  /** Space-separated granted scopes; may be empty or absent for a legacy client that asked for none. */
+  scope?: string;
+  /** Issued at / expires at, epoch seconds. The store also expires the record itself. */
+  iat: number;
+  exp: number;
+  grantId: string;
+  /** Grant type that issued the token, e.g. 'authorization_code' or 'refresh_token'. */
+  gty?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface RateHit {
+  /** Hits in the current window, including this one. */
+  count: number;
+  /** Seconds until the window ends and the count starts again at 1 (at least 1). */
+  resetInSeconds: number;
+}
+
+export interface RecordWithVersions<P extends TokenPayload = TokenPayload> {
+  record: P | undefined;
+  /** One entry per requested key, in order; 0 for a key never bumped. */
+  versions: number[];
+}
+
+export interface TokenStore {
+  readonly kind: 'redis' | 'sql';
+
+  /**
+   * Stores (replaces) a record. `expiresInSeconds` undefined = no expiry; zero or negative = already
+   * expired (never returned). Indexes payload.grantId, payload.uid and payload.userCode when present.
+   * A numeric payload.consumed marks the record consumed (oidc-provider re-saving a consumed model).
+   */
+  upsert(model: string, id: string, payload: TokenPayload, expiresInSeconds?: number): Promise<void>;
+  /** The payload, or undefined when missing or expired; carries `consumed` once consumed. */
+  find<P extends TokenPayload = TokenPayload>(model: string, id: string): Promise<P | undefined>;
+  findByUid<P extends TokenPayload = TokenPayload>(model: string, uid: string): Promise<P | undefined>;
+  findByUserCode<P extends TokenPayload = TokenPayload>(
+    model: string,
+    userCode: string,
+  ): Promise<P | undefined>;
+  /**
+   * Atomically marks the record consumed. True for exactly one caller; false when it was already
+   * consumed, is missing or has expired.
+   */
+  consume(model: string, id: string): Promise<boolean>;
+  destroy(model: string, id: string): Promise<void>;
+  /** Deletes every record (of any model) whose payload.grantId is `grantId`; returns how many. */
+  revokeByGrantId(grantId: string): Promise<number>;
+
+  /** Fixed-window counter, atomic: the first hit opens a window of `windowSeconds`. */
+  hit(key: string, windowSeconds: number): Promise<RateHit>;
+
+  /** Increments a version counter (cache invalidation across processes); returns the new value. */
+  bumpVersion(key: string): Promise<number>;
+  /** Current versions, in order; 0 for keys never bumped. */
+  readVersions(keys: readonly string[]): Promise<number[]>;
+  /** `find` plus `readVersions` in one round trip to the store. */
+  findWithVersions<P extends TokenPayload = TokenPayload>(
+    model: string,
+    id: string,
+    versionKeys: readonly string[],
+  ): Promise<RecordWithVersions<P>>;
+
+  /** Throws when the store cannot answer. */
+  ping(): Promise<void>;
+  /** Redis: ends the client it was given. SQL: nothing (the database is closed by its owner). */
+  close(): Promise<void>;
+  /**
+   * SQL only: deletes expired rows (they are never returned anyway); returns how many.
+   * Redis expires keys itself and has no such method.
+   */
+  sweepExpired?(): Promise<number>;
+}
+
+const MODEL_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** Model names become part of keys: keep them to letters, digits and underscores. */
+export function assertModelName(model: string): void {
+  if (!MODEL_NAME.test(model))
+    throw new TypeError(`invalid token store model name: ${JSON.stringify(model)}`);
+}
+
+/** Expiry of an upsert, validated: undefined (no expiry) or a finite number of seconds. */
+export function checkExpiresIn(expiresInSeconds: number | undefined): number | undefined {
+  if (expiresInSeconds === undefined || expiresInSeconds === null) return undefined;
+  if (typeof expiresInSeconds !== 'number' || !Number.isFinite(expiresInSeconds)) {
+    throw new TypeError(`invalid expiresIn: ${String(expiresInSeconds)}`);
+  }
+  return expiresInSeconds;
+}
+
+export function checkWindow(windowSeconds: number): number {
+  if (!Number.isFinite(windowSeconds) || windowSeconds <= 0)
+    throw new TypeError(`invalid rate window: ${windowSeconds}`);
+  return windowSeconds;
+}

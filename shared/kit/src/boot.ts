@@ -1,0 +1,64 @@
+import { type Config, loadConfig } from './config.ts';
+import {
+  exitOnSignals,
+  type ReadinessCheck,
+  type RequestHandler,
+  type RunningServer,
+  startServiceServer,
+} from './http/server.ts';
+import { createLogger, type Logger } from './logger.ts';
+
+export interface BootedService {
+  handler: RequestHandler;
+  checks: ReadinessCheck[];
+  onClose: () => Promise<void>;
+  /** Extra lines for the start-up message (e.g. the URLs served). */
+  describe?: (url: string) => Record<string, string>;
+}
+
+/** One line on stderr, no stack: what an operator needs to fix the start-up. */
+export function failStartup(error: unknown): never {
+  const message =
+    error instanceof Error
+      ? `${error.name === 'Error' ? 'error' : error.name}: ${error.message}`
+      : String(error);
+  process.stderr.write(`${message.split('\n')[0]}\n`);
+  process.exit(1);
+}
+
+/**
+ * Entry-point scaffolding shared by every deployable: config, logger, the service's own start,
+ * the HTTP server with health and metrics, and signal handling.
+ */
+export async function bootService(
+  name: string,
+  start: (config: Config, logger: Logger) => Promise<BootedService>,
+): Promise<RunningServer> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    failStartup(error);
+  }
+  const logger = createLogger({ level: config.logLevel, name });
+  let service: BootedService;
+  try {
+    service = await start(config, logger);
+  } catch (error) {
+    logger.debug({ err: error }, 'start-up failed');
+    failStartup(error);
+  }
+  const running = await startServiceServer({
+    name,
+    port: config.port,
+    host: config.host,
+    logger,
+    handler: service.handler,
+    checks: service.checks,
+    onClose: service.onClose,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  }).catch((error: unknown) => failStartup(error));
+  exitOnSignals(running.close, logger);
+  logger.info({ url: running.url, ...service.describe?.(running.url) }, `${name} listening`);
+  return running;
+}

@@ -1,0 +1,134 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Raised when the environment is invalid; its message names the variable and says what is wrong. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const urlWithProtocols = (protocols: string[]) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+  );
+
+const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  APP_URL: origin.optional(),
+  BASE_URL: origin.optional(),
+  DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  SMTP_URL: urlWithProtocols(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z.string().min(3).default('Scheduling <no-reply@localhost>'),
+  COOKIE_KEYS: z
+    .string()
+    .transform((value) => value.split(',').map((key) => key.trim()))
+    .refine((keys) => keys.every((key) => key.length >= 32), {
+      message: 'must be a comma-separated list of keys of at least 32 characters each',
+    })
+    .optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0'])
+    .transform((value) => value === 'true' || value === '1')
+    .default(false),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+});
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  /** Public origin of the browser pages (no trailing slash). */
+  appUrl: string;
+  /** Public origin of the API (no trailing slash). */
+  baseUrl: string;
+  /** Set: real Postgres. Unset: embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Set: token store and caches in Redis. Unset: kept in the database. */
+  redisUrl: string | undefined;
+  dataDir: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Undefined means "generate and persist one" (embedded mode only). */
+  cookieKeys: string[] | undefined;
+  logLevel: LogLevel;
+  bootstrapAdmin: { email: string; password: string } | undefined;
+  trustProxy: boolean;
+  shutdownTimeoutMs: number;
+}
+
+/** Reads and validates the environment once; nothing else reads process.env. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "unset", as in most twelve-factor tooling.
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue.message}`);
+  }
+  const e = parsed.data;
+  if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
+    const missing = e.ADMIN_EMAIL === undefined ? 'ADMIN_EMAIL' : 'ADMIN_PASSWORD';
+    throw new ConfigError(
+      `Invalid configuration: ${missing} must be set together with the other ADMIN_ variable`,
+    );
+  }
+  const defaultOrigin = `http://localhost:${e.PORT}`;
+  const appUrl = e.APP_URL ?? e.BASE_URL ?? defaultOrigin;
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    appUrl,
+    baseUrl: e.BASE_URL ?? appUrl,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(e.DATA_DIR),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    cookieKeys: e.COOKIE_KEYS,
+    logLevel: e.LOG_LEVEL,
+    bootstrapAdmin:
+      e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+/** A standalone service (not the embedded launcher) needs real servers and real cookie keys. */
+export function requireStandaloneServers(config: Config): asserts config is Config & {
+  databaseUrl: string;
+  redisUrl: string;
+  cookieKeys: string[];
+} {
+  for (const [name, value] of [
+    ['DATABASE_URL', config.databaseUrl],
+    ['REDIS_URL', config.redisUrl],
+    ['COOKIE_KEYS', config.cookieKeys],
+  ] as const) {
+    if (value === undefined) {
+      throw new ConfigError(`Invalid configuration: ${name} is required when a service runs on its own`);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { Context, Next } from 'koa';
+import { type AppError, InternalError, NotFoundError, toAppError } from '../errors.ts';
+
+/** The contract's error body (section 3). */
+export function errorBody(error: AppError, path: string) {
+  return {
+    status: 'error' as const,
+    timestamp: new Date().toISOString(),
+    path,
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
+}
+
+/**
+ * The one place API errors are rendered. Unknown errors become a 500 that says nothing about
+ * internals; the cause goes to the log with the request id.
+ */
+export function errorEnvelope() {
+  return async function errorEnvelopeMiddleware(ctx: Context, next: Next) {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`);
+    } catch (error) {
+      const known = toAppError(error);
+      if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
+      const rendered = known ?? new InternalError();
+      ctx.status = rendered.status;
+      for (const [name, value] of Object.entries(rendered.headers)) ctx.set(name, value);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = errorBody(rendered, ctx.path);
+    }
+  };
+}

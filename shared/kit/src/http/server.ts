@@ -1,0 +1,171 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.ts';
+import { enableProcessMetrics, renderMetrics } from './metrics.ts';
+import { requestIdFrom } from './request-context.ts';
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<unknown>;
+}
+
+export interface ServiceServerOptions {
+  name: string;
+  port: number;
+  host: string;
+  logger: Logger;
+  handler: RequestHandler;
+  checks: ReadinessCheck[];
+  /** Closes what the service opened (pools, clients) after the last request finished. */
+  onClose: () => Promise<void>;
+  shutdownTimeoutMs: number;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string): void {
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Request-Id': requestId,
+  });
+  res.end(JSON.stringify(body));
+}
+
+/** Runs each readiness check with a deadline; a failed one is named, its reason logged, not exposed. */
+export async function runReadinessChecks(checks: ReadinessCheck[], logger: Logger) {
+  const results = await Promise.all(
+    checks.map(async ({ name, check }) => {
+      try {
+        await withTimeout(check(), CHECK_TIMEOUT_MS);
+        return [name, 'ok'] as const;
+      } catch (error) {
+        logger.warn({ check: name, err: error }, 'readiness check failed');
+        return [name, 'fail'] as const;
+      }
+    }),
+  );
+  return { ok: results.every(([, state]) => state === 'ok'), checks: Object.fromEntries(results) };
+}
+
+/**
+ * An HTTP server with health, metrics and graceful shutdown in front of a service's handler.
+ * On close: readiness turns 503, no new connections are accepted, in-flight requests finish
+ * (up to the timeout), then onClose releases the service's resources.
+ */
+export async function startServiceServer(options: ServiceServerOptions): Promise<RunningServer> {
+  enableProcessMetrics();
+  let draining = false;
+
+  const server = createServer((req, res) => {
+    if (draining) res.setHeader('Connection', 'close');
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === '/health/alive')
+        return sendJson(res, 200, { status: 'ok' }, requestIdFrom(req.headers['x-request-id']));
+      if (path === '/health/ready') {
+        const requestId = requestIdFrom(req.headers['x-request-id']);
+        if (draining) return sendJson(res, 503, { status: 'draining', checks: {} }, requestId);
+        runReadinessChecks(options.checks, options.logger).then(
+          (result) =>
+            sendJson(
+              res,
+              result.ok ? 200 : 503,
+              { status: result.ok ? 'ok' : 'unavailable', checks: result.checks },
+              requestId,
+            ),
+          () => sendJson(res, 503, { status: 'unavailable', checks: {} }, requestId),
+        );
+        return;
+      }
+      if (path === '/metrics') {
+        renderMetrics().then(
+          ({ contentType, body }) => {
+            res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
+            res.end(body);
+          },
+          (error) => {
+            options.logger.error({ err: error }, 'metrics rendering failed');
+            res.writeHead(500).end();
+          },
+        );
+        return;
+      }
+    }
+    options.handler(req, res);
+  });
+  // Slow-loris and idle keep-alive bounds; Node's defaults are generous.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? 'localhost' : options.host;
+  const url = `http://${shownHost}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      draining = true;
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => {
+        options.logger.warn('shutdown timeout reached; closing remaining connections');
+        server.closeAllConnections();
+      }, options.shutdownTimeoutMs);
+      await drained;
+      clearTimeout(timer);
+      await options.onClose();
+    })();
+    return closing;
+  };
+
+  return { server, url, close };
+}
+
+/** SIGTERM / SIGINT: drain, close, exit. A second signal exits at once. */
+export function exitOnSignals(close: () => Promise<void>, logger: Logger): void {
+  let received = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) process.exit(1);
+    received = true;
+    logger.info({ signal }, 'shutting down');
+    close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

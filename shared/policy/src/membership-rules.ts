@@ -1,0 +1,109 @@
+// Role-assignment and member-removal rules (api-v2 "Roles" 1 and 2). Violations are 403s.
+// These run AFTER `decideAccess`: a PBAC permission opens the endpoint but never lifts these rules.
+import type { MembershipFacts } from './access.ts';
+import { higherRole, type Role, roleAtLeast, roleRank } from './roles.ts';
+
+export type RuleResult = { allowed: true } | { allowed: false; reason: string };
+
+const ok: RuleResult = { allowed: true };
+const refuse = (reason: string): RuleResult => ({ allowed: false, reason });
+
+/** The caller's role in an organization: only an accepted membership counts. */
+export const effectiveOrgRole = (org: MembershipFacts | null | undefined): Role | null =>
+  org?.accepted ? org.role : null;
+
+/**
+ * The caller's rank on a team: the higher of their accepted team role and, for a team of the
+ * organization, their accepted organization role (org OWNER ranks as team OWNER, ADMIN as ADMIN,
+ * MEMBER as MEMBER). Used only for rank comparisons; endpoint access is `decideAccess`.
+ */
+export function effectiveTeamRole(input: {
+  teamMembership?: MembershipFacts | null;
+  orgMembership?: MembershipFacts | null;
+  teamInOrganization: boolean;
+}): Role | null {
+  const orgRole = input.teamInOrganization ? effectiveOrgRole(input.orgMembership) : null;
+  return higherRole(input.teamMembership?.accepted ? input.teamMembership.role : null, orgRole);
+}
+
+export interface RoleAssignmentInput {
+  /** Caller's effective role in the organization / team (see effective*Role). */
+  actorRole: Role | null;
+  /** The membership being created or changed is the caller's own. */
+  self: boolean;
+  /** Target's role now; null when creating a membership or inviting by email. */
+  currentRole: Role | null;
+  /** Role being set; omit (or null) for a PATCH that does not change the role. */
+  newRole?: Role | null;
+}
+
+/** Create, invite by email and PATCH of organization and team memberships. */
+export function checkRoleAssignment(input: RoleAssignmentInput): RuleResult {
+  const { actorRole, self, currentRole, newRole } = input;
+  if (actorRole === null) return refuse('You have no role here to assign roles with');
+  const actorIsAdmin = actorRole === 'ADMIN';
+  if (currentRole !== null && roleRank(currentRole) > roleRank(actorRole)) {
+    if (actorIsAdmin && newRole) return refuse('An admin cannot change the role of an existing owner');
+    return refuse(
+      `You cannot modify a member whose role (${currentRole}) is higher than your own (${actorRole})`,
+    );
+  }
+  if (newRole && !roleAtLeast(actorRole, newRole)) {
+    if (actorIsAdmin && self) return refuse('An admin cannot promote themselves to owner');
+    if (actorIsAdmin) return refuse('An admin cannot assign the owner role');
+    return refuse(`You cannot assign a role (${newRole}) higher than your own (${actorRole})`);
+  }
+  return ok;
+}
+
+export interface TeamMembershipRemovalInput {
+  /** Caller's accepted team role, if any. */
+  actorTeamRole: Role | null;
+  /** Caller's accepted role in the organization owning the team; null for teams outside one. */
+  actorOrgRole: Role | null;
+  /** Role of the membership being deleted. */
+  targetRole: Role;
+  self: boolean;
+}
+
+/**
+ * DELETE of a team membership. Owner targets: a team owner never removes their own membership
+ * (even if also org admin/owner: the specific rule wins); org admin/owner may remove any other
+ * owner; otherwise only a team owner may (a team admin may not, even with team.remove).
+ * Non-owner targets: the general rank rule, so a PBAC-only member cannot remove an admin.
+ */
+export function checkTeamMembershipRemoval(input: TeamMembershipRemovalInput): RuleResult {
+  const { actorTeamRole, actorOrgRole, targetRole, self } = input;
+  if (targetRole === 'OWNER') {
+    if (self) return refuse('A team owner cannot remove their own membership');
+    if (roleAtLeast(actorOrgRole, 'ADMIN') || actorTeamRole === 'OWNER') return ok;
+    return refuse('Only a team owner or an organization admin or owner can remove a team owner');
+  }
+  const actor = higherRole(actorTeamRole, actorOrgRole);
+  if (roleRank(targetRole) > roleRank(actor)) {
+    return refuse(
+      `You cannot remove a member whose role (${targetRole}) is higher than your own (${actor ?? 'none'})`,
+    );
+  }
+  return ok;
+}
+
+/**
+ * DELETE of an organization membership (spec silent): the rank rule of "Roles" 1, and, mirroring
+ * the team rule, an owner cannot remove their own organization membership.
+ */
+export function checkOrgMembershipRemoval(input: {
+  actorOrgRole: Role | null;
+  targetRole: Role;
+  self: boolean;
+}): RuleResult {
+  const { actorOrgRole, targetRole, self } = input;
+  if (self && targetRole === 'OWNER')
+    return refuse('An organization owner cannot remove their own membership');
+  if (roleRank(targetRole) > roleRank(actorOrgRole)) {
+    return refuse(
+      `You cannot remove a member whose role (${targetRole}) is higher than your own (${actorOrgRole ?? 'none'})`,
+    );
+  }
+  return ok;
+}

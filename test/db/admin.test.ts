@@ -1,0 +1,93 @@
+import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
+import { findActiveApiKeyByHash, listApiKeys } from '@sched/db/queries/api-keys';
+import { createUser, findUserByEmail, findUserById, verifyUserPassword } from '@sched/db/queries/users';
+import { sha256Hex } from '@sched/kit/secrets';
+import test from 'ava';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+
+let database: TestDatabase;
+const knex = () => database.db.knex;
+
+test.before(async () => {
+  database = await createTestDatabase();
+});
+test.after.always(async () => {
+  await database?.drop();
+});
+
+test('ensureServiceAdmin creates a verified service administrator with a working key', async (t) => {
+  const result = await ensureServiceAdmin(knex(), {
+    email: 'Root@Example.com',
+    password: 'a long password',
+    name: 'Root',
+  });
+  t.regex(result.apiKey, /^svc_[A-Za-z0-9_-]{43}$/);
+  const user = await findUserById(knex(), result.userId);
+  t.like(user, { email: 'Root@Example.com', name: 'Root', isServiceAdmin: true, onboardingStep: 'complete' });
+  t.true(user!.emailVerifiedAt instanceof Date);
+  t.is(typeof user!.defaultScheduleId, 'number');
+  t.is((await verifyUserPassword(knex(), 'root@example.com', 'a long password'))?.id, result.userId);
+  t.is((await findActiveApiKeyByHash(knex(), sha256Hex(result.apiKey)))?.user.id, result.userId);
+});
+
+test('ensureServiceAdmin is idempotent on the e-mail and issues a new key each call; old keys keep working', async (t) => {
+  const input = { email: 'ops@example.com', password: 'first password' };
+  const first = await ensureServiceAdmin(knex(), input);
+  const second = await ensureServiceAdmin(knex(), {
+    ...input,
+    email: 'OPS@example.com',
+    password: 'other password',
+  });
+  t.is(second.userId, first.userId);
+  t.not(second.apiKey, first.apiKey);
+  t.is((await findActiveApiKeyByHash(knex(), sha256Hex(first.apiKey)))?.user.id, first.userId);
+  t.is((await findActiveApiKeyByHash(knex(), sha256Hex(second.apiKey)))?.user.id, first.userId);
+  t.is((await listApiKeys(knex(), first.userId)).length, 2);
+  t.is(
+    await knex()('users')
+      .whereRaw('lower(email) = ?', ['ops@example.com'])
+      .count({ n: '*' })
+      .first()
+      .then((r) => Number(r?.n)),
+    1,
+  );
+  // An existing password is never overwritten by a later call.
+  t.truthy(await verifyUserPassword(knex(), 'ops@example.com', 'first password'));
+  t.is(await verifyUserPassword(knex(), 'ops@example.com', 'other password'), null);
+});
+
+test('an existing user is promoted; missing password and name are filled in', async (t) => {
+  const plain = await createUser(knex(), { email: 'invited@example.com' });
+  t.false(plain.isServiceAdmin);
+  const result = await ensureServiceAdminUser(knex(), {
+    email: 'invited@example.com',
+    password: 'set now please',
+    name: 'Inv',
+  });
+  t.deepEqual(result, { userId: plain.id, created: false });
+  t.like(await findUserById(knex(), plain.id), { isServiceAdmin: true, name: 'Inv' });
+  t.truthy(await verifyUserPassword(knex(), 'invited@example.com', 'set now please'));
+
+  const named = await createUser(knex(), {
+    email: 'named@example.com',
+    name: 'Keep',
+    password: 'own password',
+  });
+  await ensureServiceAdminUser(knex(), {
+    email: 'named@example.com',
+    password: 'ignored password',
+    name: 'Other',
+  });
+  t.like(await findUserById(knex(), named.id), { isServiceAdmin: true, name: 'Keep' });
+  t.truthy(await verifyUserPassword(knex(), 'named@example.com', 'own password'));
+});
+
+test('concurrent calls for one e-mail end with one user', async (t) => {
+  const input = { email: 'race@example.com', password: 'a long password' };
+  const results = await Promise.all([1, 2, 3, 4].map(() => ensureServiceAdmin(knex(), input)));
+  const ids = new Set(results.map((result) => result.userId));
+  t.is(ids.size, 1);
+  t.is(new Set(results.map((result) => result.apiKey)).size, 4);
+  t.is((await findUserByEmail(knex(), input.email))?.id, [...ids][0]);
+  t.is((await listApiKeys(knex(), [...ids][0]!)).length, 4);
+});

@@ -1,0 +1,467 @@
+import { randomUUID } from 'node:crypto';
+import {
+  grantIndexKey,
+  grantMember,
+  RECORD_FIELDS,
+  rateKey,
+  recordKey,
+  TOKEN_TABLES,
+  uidIndexKey,
+  userCodeIndexKey,
+  versionKey,
+} from '@sched/db/token-store/keys';
+import { createRedisTokenStore } from '@sched/db/token-store/redis';
+import { createSqlTokenStore } from '@sched/db/token-store/sql';
+import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
+import test, { type ExecutionContext } from 'ava';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import { createTestDatabase, databaseBackends } from '../support/database.ts';
+import { createTestRedis } from '../support/redis.ts';
+
+// One contract, three stores: Redis (REDIS_URL), Postgres (DATABASE_URL) and PGlite (always).
+
+interface Harness {
+  store: TokenStore;
+  /** Direct access to what the store wrote, to prove the documented layout. */
+  redis?: { client: Redis; prefix: string };
+  knex?: Knex;
+  drop(): Promise<void>;
+}
+
+type Backend = { name: string; open: () => Promise<Harness> };
+
+const backends: Backend[] = [];
+if (process.env.REDIS_URL) {
+  backends.push({
+    name: 'redis',
+    open: async () => {
+      const redis = (await createTestRedis())!;
+      return {
+        store: createRedisTokenStore({ redis: redis.redis, prefix: redis.prefix }),
+        redis: { client: redis.redis, prefix: redis.prefix },
+        drop: () => redis.drop(),
+      };
+    },
+  });
+}
+for (const backend of databaseBackends()) {
+  backends.push({
+    name: backend,
+    open: async () => {
+      const database = await createTestDatabase({ backend });
+      return {
+        store: createSqlTokenStore({ knex: database.db.knex }),
+        knex: database.db.knex,
+        drop: () => database.drop(),
+      };
+    },
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const unique = (label: string) => `${label}-${randomUUID()}`;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function accessToken(id: string, grantId: string, extra: Partial<TokenPayload> = {}): TokenPayload {
+  const iat = nowSeconds();
+  return {
+    kind: 'AccessToken',
+    jti: id,
+    accountId: '42',
+    clientId: 'client-1',
+    scope: 'BOOKING_READ PROFILE_READ',
+    iat,
+    exp: iat + 1800,
+    grantId,
+    gty: 'authorization_code',
+    extra: { legacy: false },
+    ...extra,
+  };
+}
+
+for (const backend of backends) {
+  let h: Harness;
+  test.before(async () => {
+    h = await backend.open();
+  });
+  test.after.always(async () => {
+    await h?.drop();
+  });
+  const it = (title: string, body: (t: ExecutionContext, store: TokenStore) => Promise<void>) =>
+    test(`${backend.name}: ${title}`, (t) => body(t, h.store));
+  const onlyRedis = backend.name === 'redis' ? it : () => {};
+  const onlySql = backend.name === 'redis' ? () => {} : it;
+
+  it('upsert then find returns the payload; missing records are undefined', async (t, store) => {
+    const id = unique('at');
+    const payload = accessToken(id, unique('grant'));
+    await store.upsert('AccessToken', id, payload, 1800);
+    t.deepEqual(await store.find('AccessToken', id), payload);
+    t.is(await store.find('AccessToken', unique('missing')), undefined);
+    t.is(await store.find('RefreshToken', id), undefined, 'records are per model');
+  });
+
+  it('upsert replaces the whole record', async (t, store) => {
+    const id = unique('sess');
+    await store.upsert(
+      'Session',
+      id,
+      { kind: 'Session', accountId: '1', uid: unique('uid'), extra: 'x' },
+      600,
+    );
+    const second = { kind: 'Session', accountId: '2', uid: unique('uid') };
+    await store.upsert('Session', id, second, 600);
+    t.deepEqual(await store.find('Session', id), second);
+  });
+
+  it('a record without expiresIn does not expire; any model name works', async (t, store) => {
+    const id = unique('rd');
+    await store.upsert('ReplayDetection', id, { kind: 'ReplayDetection', iss: 'x' });
+    t.deepEqual(await store.find('ReplayDetection', id), { kind: 'ReplayDetection', iss: 'x' });
+    if (h.redis) t.is(await h.redis.client.ttl(recordKey(h.redis.prefix, 'ReplayDetection', id)), -1);
+    if (h.knex) {
+      const row = await h.knex(TOKEN_TABLES.records).where({ model: 'ReplayDetection', id }).first();
+      t.is(row.expires_at, null);
+    }
+  });
+
+  it('model names are restricted to letters, digits and underscores', async (t, store) => {
+    await t.throwsAsync(() => store.upsert('Access:Token', 'x', {}), { instanceOf: TypeError });
+    await t.throwsAsync(() => store.find('', 'x'), { instanceOf: TypeError });
+  });
+
+  it('an expired record is never returned, consumed or found by index', async (t, store) => {
+    const id = unique('code');
+    const uid = unique('uid');
+    const grantId = unique('grant');
+    await store.upsert(
+      'AuthorizationCode',
+      id,
+      { kind: 'AuthorizationCode', uid, grantId, userCode: uid },
+      -5,
+    );
+    t.is(await store.find('AuthorizationCode', id), undefined);
+    t.is(await store.findByUid('AuthorizationCode', uid), undefined);
+    t.is(await store.findByUserCode('AuthorizationCode', uid), undefined);
+    t.false(await store.consume('AuthorizationCode', id));
+    t.is((await store.findWithVersions('AuthorizationCode', id, ['k'])).record, undefined);
+  });
+
+  it('records expire after their TTL', async (t, store) => {
+    const id = unique('at');
+    await store.upsert('AccessToken', id, accessToken(id, unique('grant')), 2);
+    t.truthy(await store.find('AccessToken', id));
+    await sleep(2600);
+    t.is(await store.find('AccessToken', id), undefined);
+    t.false(await store.consume('AccessToken', id));
+  });
+
+  onlySql('sweepExpired deletes expired rows only', async (t, store) => {
+    const expired = unique('old');
+    const live = unique('live');
+    const forever = unique('forever');
+    await store.upsert('AccessToken', expired, { kind: 'AccessToken' }, -1);
+    await store.upsert('AccessToken', live, { kind: 'AccessToken' }, 600);
+    await store.upsert('Grant', forever, { kind: 'Grant' });
+    const rows = () => h.knex!(TOKEN_TABLES.records).whereIn('id', [expired, live, forever]).pluck('id');
+    t.is((await rows()).length, 3, 'the expired row stays until swept');
+    t.true((await store.sweepExpired!()) >= 1);
+    t.deepEqual((await rows()).sort(), [forever, live].sort());
+  });
+
+  it('consume: exactly one of 50 concurrent callers wins', async (t, store) => {
+    const id = unique('code');
+    await store.upsert('AuthorizationCode', id, { kind: 'AuthorizationCode', grantId: unique('grant') }, 60);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => store.consume('AuthorizationCode', id)),
+    );
+    t.is(results.filter(Boolean).length, 1);
+    t.false(await store.consume('AuthorizationCode', id), 'a later call loses too');
+  });
+
+  it('consume: refresh token rotation race, 50 concurrent callers on a record without TTL', async (t, store) => {
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken', grantId: unique('grant') });
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.consume('RefreshToken', id)));
+    t.is(results.filter(Boolean).length, 1);
+  });
+
+  it('consume: the consumed time shows in find and findWithVersions; missing records are not consumed', async (t, store) => {
+    const id = unique('code');
+    const payload = { kind: 'AuthorizationCode', grantId: unique('grant'), scope: 'A' };
+    await store.upsert('AuthorizationCode', id, payload, 60);
+    t.is((await store.find('AuthorizationCode', id))?.consumed, undefined);
+    const before = nowSeconds();
+    t.true(await store.consume('AuthorizationCode', id));
+    const found = await store.find('AuthorizationCode', id);
+    t.true(Number.isInteger(found?.consumed));
+    t.true(Math.abs(found!.consumed! - before) <= 5, 'epoch seconds of the store clock');
+    t.deepEqual({ ...found, consumed: undefined }, { ...payload, consumed: undefined });
+    t.is((await store.findWithVersions('AuthorizationCode', id, [])).record?.consumed, found?.consumed);
+    t.false(await store.consume('AuthorizationCode', unique('missing')));
+  });
+
+  it('upsert with payload.consumed keeps the record consumed', async (t, store) => {
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken', consumed: 1_700_000_000 }, 60);
+    t.is((await store.find('RefreshToken', id))?.consumed, 1_700_000_000);
+    t.false(await store.consume('RefreshToken', id));
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken' }, 60);
+    t.is((await store.find('RefreshToken', id))?.consumed, undefined, 're-saved without consumed');
+    t.true(await store.consume('RefreshToken', id));
+  });
+
+  it('findByUid and findByUserCode', async (t, store) => {
+    const id = unique('interaction');
+    const uid = unique('uid');
+    const userCode = unique('CODE');
+    const payload = { kind: 'Interaction', uid, userCode };
+    await store.upsert('Interaction', id, payload, 600);
+    t.deepEqual(await store.findByUid('Interaction', uid), payload);
+    t.deepEqual(await store.findByUserCode('Interaction', userCode), payload);
+    t.is(await store.findByUid('Session', uid), undefined, 'indexes are per model');
+    t.is(await store.findByUid('Interaction', unique('other')), undefined);
+
+    const renamed = { kind: 'Interaction', uid: unique('uid2') };
+    await store.upsert('Interaction', id, renamed, 600);
+    t.is(await store.findByUid('Interaction', uid), undefined, 'the old uid no longer finds the record');
+    t.deepEqual(await store.findByUid('Interaction', renamed.uid), renamed);
+
+    await store.destroy('Interaction', id);
+    t.is(await store.findByUid('Interaction', renamed.uid), undefined);
+  });
+
+  it('destroy deletes one record', async (t, store) => {
+    const grantId = unique('grant');
+    const a = unique('at');
+    const b = unique('at');
+    await store.upsert('AccessToken', a, accessToken(a, grantId), 600);
+    await store.upsert('AccessToken', b, accessToken(b, grantId), 600);
+    await store.destroy('AccessToken', a);
+    t.is(await store.find('AccessToken', a), undefined);
+    t.truthy(await store.find('AccessToken', b));
+    await t.notThrowsAsync(() => store.destroy('AccessToken', unique('missing')));
+    t.is(await store.revokeByGrantId(grantId), 1, 'the destroyed record is no longer counted');
+  });
+
+  it('revokeByGrantId deletes every record of the grant, of every model, and nothing else', async (t, store) => {
+    const grantA = unique('grantA');
+    const grantB = unique('grantB');
+    const at = unique('at');
+    const rt = unique('rt');
+    const code = unique('code');
+    const other = unique('at');
+    await store.upsert('AccessToken', at, accessToken(at, grantA), 1800);
+    await store.upsert('RefreshToken', rt, { kind: 'RefreshToken', grantId: grantA }, 30 * 86400);
+    await store.upsert('AuthorizationCode', code, { kind: 'AuthorizationCode', grantId: grantA }, 60);
+    await store.consume('AuthorizationCode', code);
+    await store.upsert('AccessToken', other, accessToken(other, grantB), 1800);
+    await store.upsert('Grant', grantA, { kind: 'Grant', jti: grantA }, 30 * 86400);
+
+    t.is(await store.revokeByGrantId(grantA), 3);
+    t.is(await store.find('AccessToken', at), undefined);
+    t.is(await store.find('RefreshToken', rt), undefined);
+    t.is(await store.find('AuthorizationCode', code), undefined);
+    t.truthy(await store.find('AccessToken', other), 'another grant is untouched');
+    t.truthy(await store.find('Grant', grantA), "the Grant record itself is oidc-provider's to destroy");
+    t.is(await store.revokeByGrantId(grantA), 0);
+    t.is(await store.revokeByGrantId(unique('none')), 0);
+  });
+
+  it('hit counts a fixed window atomically', async (t, store) => {
+    const key = unique('ip');
+    const first = await store.hit(key, 60);
+    t.is(first.count, 1);
+    t.true(first.resetInSeconds >= 59 && first.resetInSeconds <= 60);
+    t.is((await store.hit(key, 60)).count, 2);
+    const counts = (await Promise.all(Array.from({ length: 20 }, () => store.hit(key, 60)))).map(
+      (r) => r.count,
+    );
+    t.deepEqual(
+      counts.sort((x, y) => x - y),
+      Array.from({ length: 20 }, (_, i) => i + 3),
+    );
+    t.is((await store.hit(unique('other'), 60)).count, 1, 'keys are independent');
+  });
+
+  it('hit starts a new window when the old one ends', async (t, store) => {
+    const key = unique('login');
+    // A 2 s window: two back-to-back hits must land in one window even on a loaded machine.
+    t.is((await store.hit(key, 2)).count, 1);
+    t.is((await store.hit(key, 2)).count, 2);
+    await sleep(2300);
+    const next = await store.hit(key, 2);
+    t.is(next.count, 1);
+    t.true(next.resetInSeconds >= 1 && next.resetInSeconds <= 2);
+  });
+
+  it('versions: 0 until bumped, then counting up', async (t, store) => {
+    const a = unique('client');
+    const b = unique('user');
+    t.deepEqual(await store.readVersions([a, b]), [0, 0]);
+    t.is(await store.bumpVersion(a), 1);
+    t.is(await store.bumpVersion(a), 2);
+    t.is(await store.bumpVersion(b), 1);
+    t.deepEqual(await store.readVersions([b, a, unique('never')]), [1, 2, 0]);
+    t.deepEqual(await store.readVersions([]), []);
+    const bumps = await Promise.all(Array.from({ length: 10 }, () => store.bumpVersion(b)));
+    t.deepEqual(
+      bumps.sort((x, y) => x - y),
+      Array.from({ length: 10 }, (_, i) => i + 2),
+    );
+  });
+
+  it('findWithVersions returns the record and the versions together', async (t, store) => {
+    const id = unique('at');
+    const payload = accessToken(id, unique('grant'));
+    const client = unique('client');
+    const user = unique('user');
+    await store.upsert('AccessToken', id, payload, 1800);
+    await store.bumpVersion(user);
+    t.deepEqual(await store.findWithVersions('AccessToken', id, [client, user]), {
+      record: payload,
+      versions: [0, 1],
+    });
+    t.deepEqual(await store.findWithVersions('AccessToken', unique('missing'), [user]), {
+      record: undefined,
+      versions: [1],
+    });
+    t.deepEqual(await store.findWithVersions('AccessToken', id, []), { record: payload, versions: [] });
+  });
+
+  it('ping answers', async (t, store) => {
+    await t.notThrowsAsync(() => store.ping());
+  });
+
+  onlyRedis('layout: keys, types and TTLs are the documented ones (keys.ts)', async (t) => {
+    const { client, prefix } = h.redis!;
+    const store = h.store;
+    const id = unique('at');
+    const grantId = unique('grant');
+    const uid = unique('uid');
+    const payload = accessToken(id, grantId, { uid, userCode: 'ABCD-EFGH' });
+    await store.upsert('AccessToken', id, payload, 1800);
+
+    const key = recordKey(prefix, 'AccessToken', id);
+    t.is(key, `${prefix}oidc:AccessToken:${id}`);
+    t.is(await client.type(key), 'hash');
+    t.deepEqual(JSON.parse((await client.hget(key, RECORD_FIELDS.payload))!), payload);
+    t.is(await client.hget(key, RECORD_FIELDS.consumed), null);
+    const ttl = await client.ttl(key);
+    t.true(ttl > 1790 && ttl <= 1800);
+
+    const grantKey = grantIndexKey(prefix, grantId);
+    t.is(grantKey, `${prefix}oidc:grant:${grantId}`);
+    t.is(await client.type(grantKey), 'zset');
+    t.deepEqual(await client.zrange(grantKey, 0, -1), [grantMember('AccessToken', id)]);
+    t.is(grantMember('AccessToken', id), `AccessToken:${id}`);
+    t.true((await client.ttl(grantKey)) > 1790);
+
+    t.is(uidIndexKey(prefix, 'AccessToken', uid), `${prefix}oidc:uid:AccessToken:${uid}`);
+    t.is(await client.get(uidIndexKey(prefix, 'AccessToken', uid)), id);
+    t.is(
+      userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH'),
+      `${prefix}oidc:userCode:AccessToken:ABCD-EFGH`,
+    );
+    t.is(await client.get(userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH')), id);
+
+    await store.consume('AccessToken', id);
+    t.regex((await client.hget(key, RECORD_FIELDS.consumed))!, /^\d{10}$/);
+    t.true((await client.ttl(key)) > 1790, 'consume keeps the TTL');
+
+    const rate = unique('rate');
+    await store.hit(rate, 60);
+    t.is(rateKey(prefix, rate), `${prefix}rate:${rate}`);
+    t.is(await client.get(rateKey(prefix, rate)), '1');
+    t.true((await client.pttl(rateKey(prefix, rate))) > 0);
+
+    const ver = unique('ver');
+    await store.bumpVersion(ver);
+    t.is(versionKey(prefix, ver), `${prefix}ver:${ver}`);
+    t.is(await client.get(versionKey(prefix, ver)), '1');
+    t.is(await client.ttl(versionKey(prefix, ver)), -1);
+
+    await store.destroy('AccessToken', id);
+    t.is(
+      await client.exists(key, uidIndexKey(prefix, 'AccessToken', uid)),
+      0,
+      'destroy drops the indexes too',
+    );
+    t.deepEqual(await client.zrange(grantKey, 0, -1), []);
+  });
+
+  onlyRedis(
+    'layout: the grant index lives as long as its longest member and drops expired ones',
+    async (t) => {
+      const { client, prefix } = h.redis!;
+      const store = h.store;
+      const grantId = unique('grant');
+      const grantKey = grantIndexKey(prefix, grantId);
+      const short = unique('at');
+      await store.upsert('AccessToken', short, accessToken(short, grantId), 1);
+      const long = unique('rt');
+      await store.upsert('RefreshToken', long, { kind: 'RefreshToken', grantId }, 3000);
+      t.true((await client.ttl(grantKey)) > 2990, 'extended to the longest member');
+      const mid = unique('at');
+      await store.upsert('AccessToken', mid, accessToken(mid, grantId), 1800);
+      t.true((await client.ttl(grantKey)) > 2990, 'never shortened');
+      await sleep(1300);
+      const late = unique('at');
+      await store.upsert('AccessToken', late, accessToken(late, grantId), 1800);
+      t.deepEqual(
+        (await client.zrange(grantKey, 0, -1)).sort(),
+        [
+          grantMember('AccessToken', mid),
+          grantMember('AccessToken', late),
+          grantMember('RefreshToken', long),
+        ].sort(),
+        'the expired member was pruned',
+      );
+      const forever = unique('x');
+      await store.upsert('DeviceCode', forever, { kind: 'DeviceCode', grantId });
+      t.is(await client.ttl(grantKey), -1, 'a member without expiry keeps the index');
+    },
+  );
+
+  onlySql('layout: token_records and token_counters rows', async (t) => {
+    const knex = h.knex!;
+    const store = h.store;
+    const id = unique('at');
+    const grantId = unique('grant');
+    const uid = unique('uid');
+    const payload = accessToken(id, grantId, { uid, userCode: 'WXYZ' });
+    await store.upsert('AccessToken', id, payload, 1800);
+    await store.consume('AccessToken', id);
+    const row = await knex(TOKEN_TABLES.records)
+      .where({ model: 'AccessToken', id })
+      .first(
+        'payload',
+        'grant_id',
+        'uid',
+        'user_code',
+        knex.raw('consumed_at is not null and consumed_at <= now() as consumed'),
+        knex.raw(
+          "expires_at between now() + interval '1790 seconds' and now() + interval '1800 seconds' as ttl_ok",
+        ),
+      );
+    t.deepEqual(row, { payload, grant_id: grantId, uid, user_code: 'WXYZ', consumed: true, ttl_ok: true });
+
+    const rate = unique('rate');
+    const ver = unique('ver');
+    await store.hit(rate, 60);
+    await store.bumpVersion(ver);
+    const counters = await knex(TOKEN_TABLES.counters)
+      .whereIn('key', [`rate:${rate}`, `ver:${ver}`])
+      .orderBy('key')
+      .select('key', 'value', knex.raw('expires_at is not null as expires'));
+    t.deepEqual(counters, [
+      { key: `rate:${rate}`, value: 1, expires: true },
+      { key: `ver:${ver}`, value: 1, expires: false },
+    ]);
+  });
+}
+
+test('PGlite is always among the backends', (t) => {
+  t.true(backends.some((backend) => backend.name === 'pglite'));
+});

@@ -1,0 +1,60 @@
+import { ConfigError, loadConfig, requireStandaloneServers } from '@sched/kit/config';
+import test from 'ava';
+
+test('defaults give the embedded system on localhost:3000', (t) => {
+  const config = loadConfig({});
+  t.is(config.port, 3000);
+  t.is(config.appUrl, 'http://localhost:3000');
+  t.is(config.baseUrl, 'http://localhost:3000');
+  t.is(config.databaseUrl, undefined);
+  t.is(config.redisUrl, undefined);
+  t.true(config.dataDir.endsWith('.data'));
+});
+
+test('BASE_URL defaults to APP_URL and trailing slashes are dropped', (t) => {
+  const config = loadConfig({ APP_URL: 'https://id.example.com/' });
+  t.is(config.appUrl, 'https://id.example.com');
+  t.is(config.baseUrl, 'https://id.example.com');
+});
+
+test('empty variables count as unset', (t) => {
+  t.is(loadConfig({ DATABASE_URL: '', PORT: '' }).port, 3000);
+});
+
+const invalid: Array<[string, Record<string, string>]> = [
+  ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
+  ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
+  ['REDIS_URL', { REDIS_URL: 'http://localhost:6379' }],
+  ['PORT', { PORT: 'eighty' }],
+  ['PORT', { PORT: '70000' }],
+  ['APP_URL', { APP_URL: 'ftp://example.com' }],
+  ['SMTP_URL', { SMTP_URL: 'localhost:25' }],
+  ['COOKIE_KEYS', { COOKIE_KEYS: 'short' }],
+  ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ['ADMIN_EMAIL', { ADMIN_EMAIL: 'nobody', ADMIN_PASSWORD: 'long-enough-password' }],
+  ['ADMIN_PASSWORD', { ADMIN_EMAIL: 'admin@example.com' }],
+  ['NODE_ENV', { NODE_ENV: 'staging' }],
+];
+
+for (const [variable, env] of invalid) {
+  test(`an invalid ${variable} is named in one line (${JSON.stringify(env)})`, (t) => {
+    const error = t.throws(() => loadConfig(env), { instanceOf: ConfigError });
+    t.true(error!.message.includes(variable), error!.message);
+    t.false(error!.message.includes('\n'));
+  });
+}
+
+test('a standalone service requires DATABASE_URL, REDIS_URL and COOKIE_KEYS', (t) => {
+  const base = {
+    DATABASE_URL: 'postgres://db/x',
+    REDIS_URL: 'redis://cache:6379',
+    COOKIE_KEYS: 'k'.repeat(32),
+  };
+  t.notThrows(() => requireStandaloneServers(loadConfig(base)));
+  for (const missing of Object.keys(base)) {
+    const env: Record<string, string> = { ...base };
+    delete env[missing];
+    const error = t.throws(() => requireStandaloneServers(loadConfig(env)), { instanceOf: ConfigError });
+    t.true(error!.message.includes(missing));
+  }
+});

@@ -1,0 +1,161 @@
+import { connect } from 'node:net';
+import test from 'ava';
+import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
+
+// The embedded default as `npm start` runs it: a child process, its own data folder, no servers.
+// Serial: one data folder, used by one server at a time.
+
+let dataDir: Awaited<ReturnType<typeof tempDir>>;
+let port: number;
+let env: NodeJS.ProcessEnv;
+
+test.before(async () => {
+  dataDir = await tempDir();
+  port = await freePort();
+  env = childEnv({ DATA_DIR: dataDir.path, PORT: String(port), HOST: '127.0.0.1' });
+});
+test.after.always(async () => {
+  await dataDir?.remove();
+});
+
+const base = () => `http://127.0.0.1:${port}`;
+let firstUserId: number;
+
+test.serial(
+  'first start: ready within 15 s with no external service, prints its URLs; the CLI works through it',
+  async (t) => {
+    const server = runScript('services/launcher/src/start.ts', [], env);
+    try {
+      await waitForStatus(`${base()}/health/ready`, 200, 15_000, server);
+      t.true(server.output().includes('/auth/oauth2/authorize'));
+      t.true(server.output().includes('/v2/auth/oauth2/token'));
+
+      const first = await runToEnd(
+        'services/launcher/src/cli.ts',
+        ['create-admin', '--email', 'Admin@Example.com', '--password', 'correct horse battery'],
+        env,
+      );
+      t.is(first.code, 0, first.output);
+      const created = JSON.parse(first.output.trim()) as { userId: number; apiKey: string };
+      t.true(Number.isInteger(created.userId));
+      t.regex(created.apiKey, /^svc_[A-Za-z0-9_-]{43,}$/);
+      firstUserId = created.userId;
+
+      const again = await runToEnd(
+        'services/launcher/src/cli.ts',
+        ['create-admin', '--email', 'admin@example.com', '--password', 'correct horse battery'],
+        env,
+      );
+      const second = JSON.parse(again.output.trim()) as { userId: number; apiKey: string };
+      t.is(second.userId, created.userId, 'idempotent on the email, case-insensitively');
+      t.not(second.apiKey, created.apiKey, 'a fresh key each call');
+
+      const bad = await runToEnd(
+        'services/launcher/src/cli.ts',
+        ['create-admin', '--email', 'not-an-email', '--password', 'correct horse battery'],
+        env,
+      );
+      t.not(bad.code, 0);
+      t.is(bad.output.trim().split('\n').length, 1, bad.output);
+    } finally {
+      server.process.kill('SIGTERM');
+      await server.exited;
+    }
+  },
+);
+
+test.serial(
+  'SIGTERM: an in-flight request finishes, new connections are refused, the process exits 0',
+  async (t) => {
+    const server = runScript('services/launcher/src/start.ts', [], env);
+    await waitForStatus(`${base()}/health/ready`, 200, 15_000, server);
+
+    // A request whose body is still arriving when the signal comes.
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const body = '{"name":"drain"}';
+    socket.write(
+      `POST /v2/unknown HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n{"na`,
+    );
+    let response = '';
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    server.process.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await fetch(`${base()}/health/alive`).then(
+      () => false,
+      () => true,
+    );
+    t.true(refused, 'no new connections while draining');
+
+    socket.write(body.slice(4));
+    await new Promise((resolve) => socket.once('close', resolve));
+    t.regex(response, /^HTTP\/1\.1 404 /);
+    t.true(response.includes('"status":"error"'));
+    t.is(await server.exited, 0, server.output());
+  },
+);
+
+test.serial(
+  'restart keeps the data; with no server running the CLI opens the data folder itself',
+  async (t) => {
+    const direct = await runToEnd(
+      'services/launcher/src/cli.ts',
+      ['create-admin', '--email', 'admin@example.com', '--password', 'correct horse battery'],
+      env,
+    );
+    t.is(direct.code, 0, direct.output);
+    t.is((JSON.parse(direct.output.trim()) as { userId: number }).userId, firstUserId);
+
+    const server = runScript('services/launcher/src/start.ts', [], env);
+    try {
+      await waitForStatus(`${base()}/health/ready`, 200, 15_000, server);
+      const viaServer = await runToEnd(
+        'services/launcher/src/cli.ts',
+        ['create-admin', '--email', 'admin@example.com', '--password', 'correct horse battery'],
+        env,
+      );
+      t.is((JSON.parse(viaServer.output.trim()) as { userId: number }).userId, firstUserId);
+
+      const second = runScript(
+        'services/launcher/src/start.ts',
+        [],
+        childEnv({ DATA_DIR: dataDir.path, PORT: String(await freePort()) }),
+      );
+      t.not(await second.exited, 0, 'a second server may not open the same data folder');
+      t.true(second.output().includes('in use by process'), second.output());
+    } finally {
+      server.process.kill('SIGTERM');
+      t.is(await server.exited, 0);
+    }
+  },
+);
+
+test('a bad DATABASE_URL stops start-up at once with a one-line reason', async (t) => {
+  const result = await runToEnd(
+    'services/launcher/src/start.ts',
+    [],
+    childEnv({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', PORT: String(await freePort()) }),
+  );
+  t.not(result.code, 0);
+  const lines = result.output.trim().split('\n');
+  t.is(lines.length, 1, result.output);
+  t.regex(lines[0]!, /cannot reach the database at 127\.0\.0\.1:1/);
+});
+
+test('an invalid variable stops start-up naming it', async (t) => {
+  const result = await runToEnd('services/launcher/src/start.ts', [], childEnv({ PORT: 'eighty' }));
+  t.not(result.code, 0);
+  t.regex(result.output.trim(), /^ConfigError: Invalid configuration: PORT /);
+});
+
+test('standalone services refuse to start without DATABASE_URL and REDIS_URL', async (t) => {
+  for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
+    const result = await runToEnd(entry, [], childEnv({ PORT: String(await freePort()) }));
+    t.not(result.code, 0);
+    t.regex(result.output.trim(), /DATABASE_URL is required/);
+  }
+});

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { type Database, openDatabase } from '@sched/db/connection';
+import { migrateLatest } from '@sched/db/migrate';
+import knexFactory from 'knex';
+
+export interface TestDatabase {
+  db: Database;
+  /** The URL of this test's own database (Postgres only); undefined on PGlite. */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/**
+ * A fresh, uniquely named Postgres database when DATABASE_URL is set, else an in-memory PGlite.
+ * Migrated unless told otherwise. Call drop() in test.after.always.
+ */
+export async function createTestDatabase(
+  options: { migrate?: boolean; backend?: 'postgres' | 'pglite' } = {},
+): Promise<TestDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  const backend = options.backend ?? (adminUrl ? 'postgres' : 'pglite');
+  if (backend === 'pglite') {
+    const db = await openDatabase({ pgliteDir: 'memory://' });
+    if (options.migrate !== false) await migrateLatest(db.knex);
+    return { db, url: undefined, drop: () => db.close() };
+  }
+  if (!adminUrl) throw new Error('DATABASE_URL is needed for a Postgres test database');
+  const name = `sched_test_${randomBytes(6).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw('create database ??', [name]);
+  const url = withDatabaseName(adminUrl, name);
+  const db = await openDatabase({ url });
+  if (options.migrate !== false) await migrateLatest(db.knex);
+  return {
+    db,
+    url,
+    drop: async () => {
+      await db.close();
+      await admin.raw('drop database if exists ?? with (force)', [name]);
+      await admin.destroy();
+    },
+  };
+}
+
+/** Backends to run a contract suite against: PGlite always, Postgres when DATABASE_URL is set. */
+export function databaseBackends(): Array<'postgres' | 'pglite'> {
+  return process.env.DATABASE_URL ? ['postgres', 'pglite'] : ['pglite'];
+}

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** A port nobody listens on right now (the OS picks it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function tempDir(prefix = 'sched-test-'): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Environment for a child: ours, minus the servers unless given, plus overrides. */
+export function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Runs a repository script with the Node running the tests (Node 24). */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { process: child, output: () => output, exited };
+}
+
+/** Polls a URL until it answers with the wanted status, or fails after the deadline. */
+export async function waitForStatus(
+  url: string,
+  status: number,
+  deadlineMs: number,
+  child?: Child,
+): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  let last = '';
+  while (Date.now() < until) {
+    if (child && child.process.exitCode !== null) throw new Error(`process exited early:\n${child.output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.status === status) return;
+      last = `status ${response.status}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(
+    `${url} did not answer ${status} in ${deadlineMs} ms (last: ${last})\n${child?.output() ?? ''}`,
+  );
+}
+
+/** Runs a script to completion and returns its exit code and output. */
+export async function runToEnd(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  const child = runScript(script, args, env);
+  const code = await child.exited;
+  return { code, output: child.output() };
+}

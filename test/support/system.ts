@@ -1,0 +1,75 @@
+import { composeSystem } from '@sched/launcher/compose';
+import type { Stores } from '@sched/db/stores';
+import { createRedisTokenStore } from '@sched/db/token-store/redis';
+import { createSqlTokenStore } from '@sched/db/token-store/sql';
+import { type Config, loadConfig } from '@sched/kit/config';
+import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
+import { createLogger } from '@sched/kit/logger';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { freePort } from './process.ts';
+import { createTestRedis, type TestRedis } from './redis.ts';
+
+export interface TestSystem {
+  url: string;
+  config: Config;
+  stores: Stores;
+  database: TestDatabase;
+  redis: TestRedis | undefined;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole system (auth + api on one origin) in this process, on its own database and Redis
+ * prefix (real servers when DATABASE_URL / REDIS_URL are set, PGlite and the SQL store otherwise).
+ */
+export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+  const database = await createTestDatabase();
+  const redis = await createTestRedis();
+  const tokenStore = redis
+    ? createRedisTokenStore({ redis: redis.redis, prefix: redis.prefix })
+    : createSqlTokenStore({ knex: database.db.knex });
+  const checks = [{ name: 'database', check: () => database.db.ping() }];
+  if (redis) checks.push({ name: 'redis', check: () => tokenStore.ping() });
+  const stores: Stores = {
+    db: database.db,
+    tokenStore,
+    redis: redis?.redis,
+    checks,
+    close: async () => {},
+  };
+  // A fixed port known before start, so the issuer and page URLs are the real ones.
+  const port = await freePort();
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    APP_URL: `http://127.0.0.1:${port}`,
+    COOKIE_KEYS: 'test-cookie-key-0123456789abcdefghijklmnop',
+    ...env,
+  });
+  const logger = createLogger({ level: config.logLevel });
+  const service = await composeSystem(config, logger, { stores });
+  const server = await startServiceServer({
+    name: 'test',
+    port,
+    host: '127.0.0.1',
+    logger,
+    handler: service.handler,
+    checks: service.checks,
+    onClose: service.onClose,
+    shutdownTimeoutMs: 2000,
+  });
+  return {
+    url: server.url,
+    config,
+    stores,
+    database,
+    redis,
+    server,
+    close: async () => {
+      await server.close();
+      await redis?.drop();
+      await database.drop();
+    },
+  };
+}
