@@ -5,12 +5,15 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
 import { jsonBody } from './middleware/json-body.ts';
+import { routes } from './routes/index.ts';
+import { mountRoutes } from './routing/mount.ts';
 
 /** The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it. */
 export function createApiApp(deps: Runtime): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
   const router = new Router({ prefix: '/v2' });
+  mountRoutes(router, routes, deps);
 
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders());
