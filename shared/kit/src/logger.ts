@@ -18,7 +18,9 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.access_token',
   '*.refresh_token',
-  '*.code',
+  // Authorization codes only where requests carry them; `err.code` (ECONNREFUSED...) stays visible.
+  'body.code',
+  'query.code',
   '*.code_verifier',
   '*.cookieKeys',
   '*.databaseUrl',

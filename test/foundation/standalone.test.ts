@@ -1,0 +1,42 @@
+import test from 'ava';
+import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { childEnv, freePort, runScript, waitForStatus } from '../support/process.ts';
+
+// Each deployable alone, as in production: real Postgres and Redis, its own port.
+const withServers = process.env.DATABASE_URL && process.env.REDIS_URL ? test : test.skip;
+
+let database: TestDatabase | undefined;
+test.before(async () => {
+  if (process.env.DATABASE_URL && process.env.REDIS_URL) database = await createTestDatabase();
+});
+test.after.always(async () => {
+  await database?.drop();
+});
+
+for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
+  withServers(
+    `${entry} starts alone on Postgres and Redis, is ready, and stops cleanly on SIGTERM`,
+    async (t) => {
+      const port = await freePort();
+      const service = runScript(
+        entry,
+        [],
+        childEnv({
+          DATABASE_URL: database!.url,
+          REDIS_URL: process.env.REDIS_URL,
+          COOKIE_KEYS: 'standalone-test-key-0123456789abcdefgh',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+        }),
+      );
+      try {
+        await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 15_000, service);
+        const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+        t.is(metrics.status, 200);
+      } finally {
+        service.process.kill('SIGTERM');
+      }
+      t.is(await service.exited, 0, service.output());
+    },
+  );
+}
