@@ -30,7 +30,7 @@ for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
         }),
       );
       try {
-        await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 15_000, service);
+        await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000, service);
         const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
         t.is(metrics.status, 200);
       } finally {
