@@ -5,15 +5,21 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
 import { jsonBody } from './middleware/json-body.ts';
+import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
 import { mountRoutes } from './routing/mount.ts';
+import type { AnyRoute } from './routing/route.ts';
 
-/** The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it. */
-export function createApiApp(deps: Runtime): Koa {
+/**
+ * The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
+ * `routeList` is every declared route unless given (tests mount declarations of their own).
+ */
+export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = routes): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
   const router = new Router({ prefix: '/v2' });
-  mountRoutes(router, routes, deps);
+  mountRoutes(router, routeList, deps);
+  mountDocs(router, routeList, deps.config);
 
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders());

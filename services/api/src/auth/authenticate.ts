@@ -1,19 +1,201 @@
+import { accessVersionKey, findActiveClientSecretHashes } from '@sched/db/queries/access-facts';
+import { findActiveApiKeyByHash, touchLastUsed } from '@sched/db/queries/api-keys';
+import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import { UnauthorizedError } from '@sched/kit/errors';
-import type { Runtime } from '@sched/runtime/runtime';
+import { API_KEY_PREFIX, constantTimeEqual, sha256Hex } from '@sched/kit/secrets';
 import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
+import type { AccessControl } from './access-control.ts';
+import { UNKNOWN_VERSION } from './cache.ts';
+
+/** The caller, and the invalidation versions read with the credential (key -> version). */
+export interface Authenticated {
+  caller: Caller | undefined;
+  versions: ReadonlyMap<string, number>;
+}
+
+const NO_VERSIONS: ReadonlyMap<string, number> = new Map();
+const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+const INVALID_TOKEN = 'Bearer error="invalid_token"';
+/** last_used_at is written at most this often per key and process. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 /**
- * Resolves the caller from the request's credential for the route's `auth` kind.
- * TODO(issue 4): API keys (svc_, hashed lookup), OAuth access tokens from the token store,
- * x-svc-secret-key for client-secret routes, admin flag.
+ * Resolves the caller from the request's credential for the route's `auth` kind, reading the
+ * credential and the given version keys in ONE token-store round trip:
+ * - OAuth access token: `findWithVersions('AccessToken', token, [user:<id>?, ...keys])`;
+ * - API key (`svc_...`): SHA-256 lookup (cached per process) + `readVersions([user:<id>?, ...keys])`;
+ * - `x-svc-secret-key` for `client-secret` routes, compared in constant time with the hashes of
+ *   the client's active secrets.
+ * Missing credential: 401 `WWW-Authenticate: Bearer`; bad, expired or revoked one: 401
+ * `WWW-Authenticate: Bearer error="invalid_token"`.
  */
 export async function authenticate(
-  _ctx: Context,
+  ctx: Context,
   route: AnyRoute,
-  _deps: Runtime,
-): Promise<Caller | undefined> {
-  if (route.auth === 'public') return undefined;
-  throw new UnauthorizedError();
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<Authenticated> {
+  if (route.auth === 'client-secret') {
+    const caller = await authenticateClientSecret(ctx, control);
+    return { caller, versions: await versionsOnly(control, keys) };
+  }
+  const header = ctx.get('authorization');
+  if (route.auth === 'public') {
+    // The endpoint needs no credential: a valid one becomes the caller, an invalid one is ignored.
+    if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
+    try {
+      return await authenticateBearer(header, control, keys);
+    } catch (error) {
+      if (error instanceof UnauthorizedError)
+        return { caller: undefined, versions: await versionsOnly(control, keys) };
+      throw error;
+    }
+  }
+  if (header === '') {
+    throw new UnauthorizedError(
+      'Authentication required: send Authorization: Bearer <API key or access token>',
+    );
+  }
+  return authenticateBearer(header, control, keys);
+}
+
+function authenticateBearer(header: string, control: AccessControl, keys: readonly string[]) {
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined) {
+    throw new UnauthorizedError(
+      'The Authorization header must be "Bearer <API key or access token>"',
+      'Bearer error="invalid_request"',
+    );
+  }
+  return token.startsWith(API_KEY_PREFIX)
+    ? authenticateApiKey(token, control, keys)
+    : authenticateAccessToken(token, control, keys);
+}
+
+async function versionsOnly(
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<ReadonlyMap<string, number>> {
+  if (keys.length === 0) return NO_VERSIONS;
+  return versionMap(keys, await control.deps.stores.tokenStore.readVersions(keys));
+}
+
+function versionMap(keys: readonly string[], versions: readonly number[]): Map<string, number> {
+  const map = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) map.set(keys[i]!, versions[i] ?? 0);
+  return map;
+}
+
+async function authenticateAccessToken(
+  token: string,
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<Authenticated> {
+  const knownUserId = control.tokenUsers.get(token);
+  const userKey = knownUserId === undefined ? undefined : accessVersionKey.user(knownUserId);
+  const readKeys = userKey === undefined ? keys : [userKey, ...keys];
+  const { record, versions } = await control.deps.stores.tokenStore.findWithVersions<AccessTokenPayload>(
+    'AccessToken',
+    token,
+    readKeys,
+  );
+  const nowSeconds = Date.now() / 1000;
+  const userId = record ? Number(record.accountId) : Number.NaN;
+  if (
+    record?.kind !== 'AccessToken' ||
+    typeof record.exp !== 'number' ||
+    record.exp <= nowSeconds ||
+    !Number.isSafeInteger(userId) ||
+    userId <= 0
+  ) {
+    control.tokenUsers.delete(token);
+    throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
+  }
+  const map = versionMap(readKeys, versions);
+  const userVersion = knownUserId === userId && userKey !== undefined ? map.get(userKey) : undefined;
+  const user = await control.userFacts(userId, userVersion);
+  if (!user) {
+    control.tokenUsers.delete(token);
+    throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
+  }
+  if (knownUserId !== userId) control.tokenUsers.set(token, userId);
+  const scope = typeof record.scope === 'string' ? record.scope : '';
+  return {
+    caller: {
+      kind: 'oauth',
+      userId,
+      serviceAdmin: user.serviceAdmin,
+      clientId: String(record.clientId),
+      scopes: scope === '' ? [] : scope.split(' ').filter((s) => s !== ''),
+      legacy: record.extra?.['legacy'] === true,
+    },
+    versions: map,
+  };
+}
+
+async function authenticateApiKey(
+  token: string,
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<Authenticated> {
+  const hash = sha256Hex(token);
+  const known = control.apiKeys.peek(hash);
+  const userKey = known === undefined ? undefined : accessVersionKey.user(known.userId);
+  const readKeys = userKey === undefined ? keys : [userKey, ...keys];
+  const versions = readKeys.length > 0 ? await control.deps.stores.tokenStore.readVersions(readKeys) : [];
+  const map = versionMap(readKeys, versions);
+  const userVersion = userKey === undefined ? undefined : map.get(userKey);
+  let entry = userVersion === undefined ? undefined : control.apiKeys.get(hash, [userVersion]);
+  if (entry === undefined) {
+    const found = await findActiveApiKeyByHash(control.deps.stores.db.knex, hash);
+    if (!found) {
+      control.apiKeys.delete(hash);
+      throw new UnauthorizedError('The API key is invalid or revoked', INVALID_TOKEN);
+    }
+    entry = { apiKeyId: found.apiKeyId, userId: found.user.id, serviceAdmin: found.user.isServiceAdmin };
+    // Tagged with the version read BEFORE the lookup, or unknown (reloaded next time) on first sight.
+    const tag =
+      known !== undefined && known.userId === entry.userId
+        ? (userVersion ?? UNKNOWN_VERSION)
+        : UNKNOWN_VERSION;
+    control.apiKeys.set(hash, entry, [tag]);
+  }
+  touchApiKey(control, entry.apiKeyId);
+  return {
+    caller: {
+      kind: 'api-key',
+      userId: entry.userId,
+      serviceAdmin: entry.serviceAdmin,
+      apiKeyId: entry.apiKeyId,
+    },
+    versions: map,
+  };
+}
+
+/** Records the key's use without a write per request (at most once a minute per process). */
+function touchApiKey(control: AccessControl, apiKeyId: number): void {
+  const now = Date.now();
+  const last = control.apiKeyTouches.get(apiKeyId);
+  if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+  if (control.apiKeyTouches.size > 50_000) control.apiKeyTouches.clear();
+  control.apiKeyTouches.set(apiKeyId, now);
+  touchLastUsed(control.deps.stores.db.knex, apiKeyId, TOUCH_INTERVAL_MS / 1000).catch((error: unknown) => {
+    control.deps.logger.warn({ err: error, apiKeyId }, 'could not record API key use');
+  });
+}
+
+async function authenticateClientSecret(ctx: Context, control: AccessControl): Promise<Caller> {
+  const presented = ctx.get('x-svc-secret-key');
+  const clientId = (ctx.params as Record<string, string | undefined>)['clientId'];
+  if (presented === '') throw new UnauthorizedError('The x-svc-secret-key header is required');
+  if (!clientId) throw new Error('client-secret routes need a :clientId path parameter');
+  const hashes = await findActiveClientSecretHashes(control.deps.stores.db.knex, clientId);
+  const presentedHash = sha256Hex(presented);
+  let matched = false;
+  // Compare with every active secret (at most two), so the time does not depend on which matched.
+  for (const hash of hashes ?? []) matched = constantTimeEqual(hash, presentedHash) || matched;
+  if (!matched) throw new UnauthorizedError('Invalid client secret', INVALID_TOKEN);
+  return { kind: 'client-secret', clientId };
 }

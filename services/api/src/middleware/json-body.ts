@@ -24,7 +24,9 @@ export function jsonBody() {
     parsedMethods: [...BODY_METHODS] as unknown as KoaBodyOptions['parsedMethods'],
   });
   return async function jsonBodyMiddleware(ctx: Context, next: Next) {
-    if (BODY_METHODS.has(ctx.method) && ctx.request.length !== undefined && ctx.request.length > 0) {
+    // GET, HEAD, OPTIONS carry no body: skip the parser (it costs on the hottest paths).
+    if (!BODY_METHODS.has(ctx.method)) return next();
+    if (ctx.request.length !== undefined && ctx.request.length > 0) {
       if (!ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
     }
     await parse(ctx, next);

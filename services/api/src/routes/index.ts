@@ -1,7 +1,24 @@
 import type { AnyRoute } from '../routing/route.ts';
+import { schedulingRoutes } from './scheduling/index.ts';
+import { adminRoutes } from './admin/index.ts';
+import { apiKeyRoutes } from './api-keys/index.ts';
+import { meRoutes } from './me/index.ts';
+import { membershipRoutes } from './memberships/index.ts';
+import { rolePermissionRoutes } from './role-permissions/index.ts';
+import { roleRoutes } from './roles/index.ts';
+import { teamRoutes } from './teams/index.ts';
 
 /**
  * Every route of the resource API. Each feature folder exports its list; add yours here
  * (one import, one spread). The OpenAPI document is generated from this same list.
  */
-export const routes: readonly AnyRoute[] = [];
+export const routes: readonly AnyRoute[] = [
+  ...schedulingRoutes,
+  ...meRoutes,
+  ...apiKeyRoutes,
+  ...teamRoutes,
+  ...membershipRoutes,
+  ...roleRoutes,
+  ...rolePermissionRoutes,
+  ...adminRoutes,
+];

@@ -1,33 +1,66 @@
 import type Router from '@koa/router';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
+import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
-import { authorize } from '../auth/authorize.ts';
+import { authorizeAccess, authorizeCredential } from '../auth/authorize.ts';
+import { planTarget, resolveTarget } from '../auth/target.ts';
+import type { UserCaller } from './caller.ts';
 import type { AnyRoute } from './route.ts';
 import { validatePart } from './validate.ts';
 
+const NO_KEYS: readonly string[] = [];
+
 /**
- * Registers declared routes. Per request, in this order: authenticate (who) -> validate
- * (params, query, body) -> authorize (scope, role, PBAC) -> handler -> envelope.
+ * Registers declared routes. Per request, in this order:
+ * 1. target: the organization / team an access-controlled route names (ids from the raw path);
+ * 2. authenticate (who), reading the credential and the target's invalidation versions in one
+ *    token-store round trip;
+ * 3. credential rules: token scopes, API-key-only routes, service admin;
+ * 4. validate params, query and body (400 with details);
+ * 5. access: 404 for an unknown organization / team, 403 from roles and PBAC;
+ * 6. handler -> envelope.
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
+ * Returns the per-app access control (caches), for tests and diagnostics.
  */
-export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: Runtime): void {
+export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: Runtime): AccessControl {
+  const control = createAccessControl(deps);
   for (const route of routes) {
+    const plan = planTarget(route);
     router.register(
       route.path,
       [route.method],
       async (ctx: Context) => {
-        const caller = await authenticate(ctx, route, deps);
-        const params = validatePart(route.params, ctx.params, 'params');
+        const rawParams = ctx.params as Record<string, string | undefined>;
+        const target = plan ? await resolveTarget(plan, rawParams, control) : undefined;
+        const keys = route.versionKeys
+          ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
+          : (target?.versionKeys ?? NO_KEYS);
+        const { caller, versions } = await authenticate(ctx, route, control, keys);
+        await authorizeCredential(route, caller, control);
+        const params = validatePart(route.params, rawParams, 'params');
         const query = validatePart(route.query, ctx.query, 'query');
         const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
-        await authorize(ctx, route, caller, params, deps);
-        const result = await route.handler({ params, query, body, caller, deps, ctx });
-        for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+        const access = target
+          ? await authorizeAccess(route, caller as UserCaller, target, versions, control)
+          : undefined;
+        const result = await route.handler({
+          params,
+          query,
+          body,
+          caller,
+          access,
+          versions,
+          cache: control.routeCache,
+          deps,
+          ctx,
+        });
+        if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
         ctx.status = result.status ?? 200;
         if (ctx.status !== 204) ctx.body = { status: 'success', data: result.data ?? null };
       },
       { name: `${route.method} ${route.path}` },
     );
   }
+  return control;
 }

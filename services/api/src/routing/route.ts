@@ -3,18 +3,24 @@ import type { ScopeRequirement } from '@sched/policy/scopes';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { Caller, UserCaller } from './caller.ts';
+import type { RouteCache } from '../auth/access-control.ts';
+import type { AccessContext, Caller, UserCaller } from './caller.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * How a route authenticates:
- * - `public`: no credential needed; one may be sent (an OAuth token is accepted, not required).
+ * - `public`: no credential needed; one may be sent (a valid API key or OAuth token becomes the
+ *   caller; an invalid one is ignored, the endpoint needs none).
  * - `user`: an API key or an OAuth access token of a user.
- * - `admin`: a user credential of a service administrator (API key only: admin routes name no scope).
- * - `client-secret`: the deprecated managed-user family (`x-svc-secret-key`).
+ * - `api-key`: a user's API key only (credential management). OAuth tokens, legacy ones included,
+ *   are refused with 403.
+ * - `admin`: the API key of a service administrator (admin routes name no scope; OAuth tokens,
+ *   legacy ones included, are refused with 403).
+ * - `client-secret`: the deprecated managed-user family (`x-svc-secret-key` header, checked against
+ *   the active secrets of the client named by the `:clientId` path parameter).
  */
-export type Authentication = 'public' | 'user' | 'admin' | 'client-secret';
+export type Authentication = 'public' | 'user' | 'api-key' | 'admin' | 'client-secret';
 
 /**
  * A route, declared once: method, path, inputs, credential, scope, role and PBAC permission side
@@ -31,6 +37,8 @@ export interface RouteDefinition<
   /** koa-router syntax under /v2, e.g. '/organizations/:orgId/teams/:teamId/memberships'. */
   path: string;
   summary: string;
+  /** Longer text for the OpenAPI document (optional). */
+  description?: string;
   tags: string[];
   auth: A;
   /**
@@ -38,7 +46,12 @@ export interface RouteDefinition<
    * null: the endpoint is not reachable with non-legacy OAuth tokens. Ignored for API keys.
    */
   scope?: ScopeRequirement;
-  /** Organization / team endpoints: minimum membership role and PBAC permission. */
+  /**
+   * Organization / team endpoints: minimum membership role and PBAC permission. The path must
+   * name the target as `:orgId` (level 'organization') or `:teamId` (level 'team', optionally
+   * under `/organizations/:orgId`). The mount answers 404 for an unknown organization or team (or a
+   * team of another organization) and 403 when `decideAccess` refuses, before the handler runs.
+   */
   access?: AccessRequirement;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
@@ -46,6 +59,11 @@ export interface RouteDefinition<
   /** For the OpenAPI document. */
   response?: { status: number; description: string; schema?: z.ZodType };
   deprecated?: boolean;
+  /**
+   * Extra invalidation versions the handler relies on (for a per-app cache of its own), read in the
+   * same token-store round trip as the credential. Gets the raw path parameters and the route cache.
+   */
+  versionKeys?: (params: Record<string, string | undefined>, cache: RouteCache) => readonly string[];
   handler: (input: HandlerInput<P, Q, B, A>) => Promise<HandlerResult>;
 }
 
@@ -55,9 +73,20 @@ export interface HandlerInput<P, Q, B, A extends Authentication> {
   body: B;
   caller: A extends 'user' | 'admin'
     ? UserCaller
-    : A extends 'client-secret'
-      ? Extract<Caller, { kind: 'client-secret' }>
-      : Caller | undefined;
+    : A extends 'api-key'
+      ? Extract<Caller, { kind: 'api-key' }>
+      : A extends 'client-secret'
+        ? Extract<Caller, { kind: 'client-secret' }>
+        : Caller | undefined;
+  /**
+   * Routes that declare `access`: the organization, team and the caller's memberships the decision
+   * was made on (for rules that compare roles), and the decision. Undefined for other routes.
+   */
+  access: AccessContext | undefined;
+  /** Invalidation versions read with the credential: the target's (`org:`, `team:`) and `versionKeys`. */
+  versions: ReadonlyMap<string, number>;
+  /** Per-app caches (one set per API app, like one per process). */
+  cache: RouteCache;
   deps: Runtime;
   /** For the rare handler that needs headers or the raw request; prefer the validated inputs. */
   ctx: Context;

@@ -1,0 +1,100 @@
+import { type AccessFacts, findUserAccessFacts } from '@sched/db/queries/access-facts';
+import type { Runtime } from '@sched/runtime/runtime';
+import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from './cache.ts';
+
+/** What the API-key cache holds for one key (by the SHA-256 of the key). */
+export interface ApiKeyEntry {
+  apiKeyId: number;
+  userId: number;
+  serviceAdmin: boolean;
+}
+
+export interface UserFacts {
+  serviceAdmin: boolean;
+}
+
+/**
+ * The per-app state of authentication and authorization: in-process caches whose entries are
+ * validated against the invalidation versions read with the credential (one token-store round
+ * trip per request). One instance per Koa app, so two apps in one process behave like two
+ * processes (tests rely on that).
+ */
+export interface AccessControl {
+  deps: Runtime;
+  /** sha256(API key) -> key and owner; tagged with `user:<id>`. */
+  apiKeys: VersionedCache<ApiKeyEntry>;
+  /** user id -> service-admin flag; tagged with `user:<id>`. */
+  users: VersionedCache<UserFacts>;
+  /** access token -> user id (never changes), so the next read can include `user:<id>`. */
+  tokenUsers: BoundedMap<number>;
+  /** team id -> organization id or null (a team never moves). */
+  teamOrganizations: BoundedMap<number | null>;
+  /** `<userId>:<orgId>:<teamId>` -> access facts; tagged with `org:<id>` and/or `team:<id>`. */
+  facts: VersionedCache<AccessFacts>;
+  /** API key id -> when its last_used_at was last written (ms), to write at most once a minute. */
+  apiKeyTouches: Map<number, number>;
+  /** The user's facts: cached when `version` (of `user:<id>`, read this request) matches. */
+  userFacts(userId: number, version: number | undefined): Promise<UserFacts | null>;
+  /** Named caches for handlers (`RouteCache`). */
+  routeCache: RouteCache;
+}
+
+/**
+ * Per-app caches a route may use (handed to `versionKeys` and the handler): versioned caches,
+ * validated against versions read with the credential, and maps of facts that never change.
+ */
+export interface RouteCache {
+  versioned<V>(name: string, options?: { max?: number; maxAgeMs?: number }): VersionedCache<V>;
+  permanent<V>(name: string, max?: number): BoundedMap<V>;
+}
+
+function createRouteCache(): RouteCache {
+  const versioned = new Map<string, VersionedCache<unknown>>();
+  const permanent = new Map<string, BoundedMap<unknown>>();
+  return {
+    versioned<V>(name: string, options: { max?: number; maxAgeMs?: number } = {}) {
+      let cache = versioned.get(name);
+      if (!cache) {
+        cache = new VersionedCache({ max: options.max ?? 20_000, maxAgeMs: options.maxAgeMs ?? MAX_AGE_MS });
+        versioned.set(name, cache);
+      }
+      return cache as VersionedCache<V>;
+    },
+    permanent<V>(name: string, max = 50_000) {
+      let map = permanent.get(name);
+      if (!map) {
+        map = new BoundedMap(max);
+        permanent.set(name, map);
+      }
+      return map as BoundedMap<V>;
+    },
+  };
+}
+
+/** A cached entry older than this is reloaded even without a version change (safety net). */
+const MAX_AGE_MS = 5 * 60_000;
+
+export function createAccessControl(deps: Runtime): AccessControl {
+  const users = new VersionedCache<UserFacts>({ max: 20_000, maxAgeMs: MAX_AGE_MS });
+  return {
+    deps,
+    apiKeys: new VersionedCache({ max: 20_000, maxAgeMs: MAX_AGE_MS }),
+    users,
+    tokenUsers: new BoundedMap(50_000),
+    teamOrganizations: new BoundedMap(50_000),
+    facts: new VersionedCache({ max: 50_000, maxAgeMs: MAX_AGE_MS }),
+    apiKeyTouches: new Map(),
+    routeCache: createRouteCache(),
+    async userFacts(userId, version) {
+      const key = String(userId);
+      if (version !== undefined) {
+        const hit = users.get(key, [version]);
+        if (hit) return hit;
+      }
+      const facts = await findUserAccessFacts(deps.stores.db.knex, userId);
+      if (facts) users.set(key, facts, [version ?? UNKNOWN_VERSION]);
+      else users.delete(key);
+      return facts;
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { ApiKeySummary } from '@sched/db/queries/api-keys';
+import { z } from 'zod';
+
+/** Contract §4: `{id, hint, createdAt, lastUsedAt}`; the plain key is never shown again. */
+export function presentApiKey(key: ApiKeySummary) {
+  return {
+    id: key.id,
+    hint: key.hint,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt ? key.lastUsedAt.toISOString() : null,
+  };
+}
+
+export const apiKeyOutput = z.object({
+  id: z.int(),
+  hint: z.string().meta({ description: 'last 4 characters of the key' }),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});

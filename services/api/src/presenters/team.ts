@@ -1,0 +1,31 @@
+import type { Organization } from '@sched/db/queries/organizations';
+import type { Team } from '@sched/db/queries/teams';
+import { z } from 'zod';
+
+export function presentTeam(team: Team) {
+  return { id: team.id, name: team.name, slug: team.slug, organizationId: team.organizationId };
+}
+
+export const teamOutput = z.object({
+  id: z.int(),
+  name: z.string(),
+  slug: z.string(),
+  organizationId: z.int().nullable(),
+});
+
+/** Contract §8 organization. */
+export function presentOrganization(organization: Organization) {
+  return {
+    id: organization.id,
+    name: organization.name,
+    slug: organization.slug,
+    pbacEnabled: organization.pbacEnabled,
+  };
+}
+
+export const organizationOutput = z.object({
+  id: z.int(),
+  name: z.string(),
+  slug: z.string(),
+  pbacEnabled: z.boolean(),
+});

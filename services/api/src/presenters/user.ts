@@ -1,0 +1,51 @@
+import type { BookingLimits } from '@sched/db/queries/booking-limits';
+import type { User } from '@sched/db/queries/users';
+import { z } from 'zod';
+
+/** A user as the API shows them (admin API). */
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    name: user.name,
+    timeZone: user.timeZone,
+    weekStart: user.weekStart,
+    locale: user.locale,
+    timeFormat: user.timeFormat,
+    defaultScheduleId: user.defaultScheduleId,
+  };
+}
+
+export const userOutput = z.object({
+  id: z.int(),
+  email: z.string(),
+  username: z.string().nullable(),
+  name: z.string().nullable(),
+  timeZone: z.string(),
+  weekStart: z.string(),
+  locale: z.string(),
+  timeFormat: z.union([z.literal(12), z.literal(24)]).nullable(),
+  defaultScheduleId: z.int().nullable(),
+});
+
+/** GET /v2/me (contract §8). */
+export function presentMe(user: User, organizationId: number | null, bookingLimits: BookingLimits) {
+  return {
+    ...presentUser(user),
+    organizationId,
+    bookingLimits: {
+      perDay: bookingLimits.perDay,
+      perWeek: bookingLimits.perWeek,
+      perMonth: bookingLimits.perMonth,
+      perYear: bookingLimits.perYear,
+    },
+  };
+}
+
+const limit = z.int().nullable();
+
+export const meOutput = userOutput.extend({
+  organizationId: z.int().nullable(),
+  bookingLimits: z.object({ perDay: limit, perWeek: limit, perMonth: limit, perYear: limit }),
+});

@@ -1,0 +1,25 @@
+import { createOrganization } from '@sched/db/queries/organizations';
+import { findUserById } from '@sched/db/queries/users';
+import { NotFoundError } from '@sched/kit/errors';
+import { z } from 'zod';
+import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { idValue, slug, text } from '../../routing/schemas.ts';
+import { invalidateOrganization } from '../../services/invalidate.ts';
+
+export const createOrganizationRoute = defineRoute({
+  method: 'POST',
+  path: '/admin/organizations',
+  summary: 'Creates an organization with its owner (an accepted OWNER membership)',
+  tags: ['Admin'],
+  auth: 'admin',
+  body: z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
+  response: { status: 201, description: 'The organization', schema: organizationOutput },
+  handler: async ({ deps, body }) => {
+    const knex = deps.stores.db.knex;
+    if (!(await findUserById(knex, body.ownerUserId))) throw new NotFoundError('User not found');
+    const organization = await createOrganization(knex, body);
+    await invalidateOrganization(deps, organization.id);
+    return { status: 201, data: presentOrganization(organization) };
+  },
+});

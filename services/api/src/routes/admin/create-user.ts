@@ -1,0 +1,40 @@
+import { createApiKey } from '@sched/db/queries/api-keys';
+import { createUser, WEEKDAYS } from '@sched/db/queries/users';
+import { z } from 'zod';
+import { presentUser, userOutput } from '../../presenters/user.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { LOCALES, timeZoneInput, usernameInput } from '../../routing/user-fields.ts';
+
+export const createUserBody = z.strictObject({
+  email: z.email().max(254),
+  password: z.string().min(8).max(200).optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+  username: usernameInput.optional(),
+  timeZone: timeZoneInput.optional(),
+  weekStart: z.enum(WEEKDAYS).optional(),
+  locale: z.enum(LOCALES).optional(),
+});
+
+export const createUserRoute = defineRoute({
+  method: 'POST',
+  path: '/admin/users',
+  summary: 'Creates a user (e-mail taken as verified) and an API key for them, shown once',
+  tags: ['Admin'],
+  auth: 'admin',
+  body: createUserBody,
+  response: {
+    status: 201,
+    description: 'The user and their API key',
+    schema: z.object({ user: userOutput, apiKey: z.string() }),
+  },
+  handler: async ({ deps, body }) => {
+    const knex = deps.stores.db.knex;
+    const user = await createUser(knex, {
+      ...body,
+      emailVerifiedAt: new Date(),
+      onboardingStep: 'complete',
+    });
+    const key = await createApiKey(knex, user.id);
+    return { status: 201, data: { user: presentUser(user), apiKey: key.plain } };
+  },
+});

@@ -1,0 +1,24 @@
+import { updateOrganization } from '@sched/db/queries/organizations';
+import { NotFoundError } from '@sched/kit/errors';
+import { z } from 'zod';
+import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { idParam } from '../../routing/schemas.ts';
+import { invalidateOrganization } from '../../services/invalidate.ts';
+
+export const updateOrganizationRoute = defineRoute({
+  method: 'PATCH',
+  path: '/admin/organizations/:orgId',
+  summary: 'Turns PBAC on or off for the organization (effective on the next request everywhere)',
+  tags: ['Admin'],
+  auth: 'admin',
+  params: z.strictObject({ orgId: idParam }),
+  body: z.strictObject({ pbacEnabled: z.boolean() }),
+  response: { status: 200, description: 'The organization', schema: organizationOutput },
+  handler: async ({ deps, params, body }) => {
+    const organization = await updateOrganization(deps.stores.db.knex, params.orgId, body);
+    if (!organization) throw new NotFoundError('Organization not found');
+    await invalidateOrganization(deps, organization.id);
+    return { data: presentOrganization(organization) };
+  },
+});

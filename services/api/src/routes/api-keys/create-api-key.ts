@@ -1,0 +1,21 @@
+import { createApiKey } from '@sched/db/queries/api-keys';
+import { z } from 'zod';
+import { apiKeyOutput, presentApiKey } from '../../presenters/api-key.ts';
+import { defineRoute } from '../../routing/route.ts';
+
+export const createApiKeyRoute = defineRoute({
+  method: 'POST',
+  path: '/api-keys',
+  summary: 'Creates an API key for the caller; the key (svc_...) is in this response only',
+  tags: ['API keys'],
+  auth: 'api-key',
+  response: {
+    status: 201,
+    description: 'The new key',
+    schema: apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
+  },
+  handler: async ({ caller, deps }) => {
+    const key = await createApiKey(deps.stores.db.knex, caller.userId);
+    return { status: 201, data: { ...presentApiKey(key), apiKey: key.plain } };
+  },
+});

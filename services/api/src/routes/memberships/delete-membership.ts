@@ -1,0 +1,28 @@
+import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { removeMembership } from '../../services/memberships.ts';
+import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+
+export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
+  defineRoute({
+    method: 'DELETE',
+    path: `${family.path}/:membershipId`,
+    summary: `Removes a membership of the ${family.parent}`,
+    description:
+      family.level === 'team'
+        ? 'Removing a team owner: only a team owner may remove another owner (a team admin may not, even ' +
+          'with team.remove); organization admins and owners may remove any team owner; nobody removes ' +
+          'their own owner membership.'
+        : 'Nobody removes a member ranked above them; an owner does not remove themselves. Leaving the ' +
+          "organization also removes the user's memberships of its teams.",
+    tags: [family.tag],
+    auth: 'user',
+    scope: family.scopes.write,
+    access: access(family, 'ADMIN', family.permissions.remove),
+    params: family.itemParams,
+    response: { status: 200, description: 'The removed membership', schema: membershipOutput },
+    handler: async ({ caller, deps, params, access }) => ({
+      data: presentMembership(await removeMembership(deps, access!, caller, params.membershipId)),
+    }),
+  }),
+);

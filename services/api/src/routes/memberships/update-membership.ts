@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { roleInput } from '../../routing/schemas.ts';
+import { changeMembership } from '../../services/memberships.ts';
+import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+
+export const membershipPatchBody = z.strictObject({
+  role: roleInput.optional(),
+  accepted: z.boolean().optional(),
+  customRoleId: z
+    .string()
+    .min(1)
+    .max(100)
+    .nullable()
+    .optional()
+    .meta({ description: 'a custom role of the organization (PBAC); null removes it' }),
+});
+
+export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
+  defineRoute({
+    method: 'PATCH',
+    path: `${family.path}/:membershipId`,
+    summary: `Changes a membership of the ${family.parent}: role, accepted, customRoleId`,
+    description:
+      'Role-assignment rules apply: nobody assigns a role above their own or changes a member ranked above ' +
+      'them; an admin never assigns owner or changes an owner. Only an owner changes their own custom role.',
+    tags: [family.tag],
+    auth: 'user',
+    scope: family.scopes.write,
+    access: access(family, 'ADMIN', family.permissions.change),
+    params: family.itemParams,
+    body: membershipPatchBody,
+    response: { status: 200, description: 'The membership', schema: membershipOutput },
+    handler: async ({ caller, deps, params, body, access }) => ({
+      data: presentMembership(await changeMembership(deps, access!, caller, params.membershipId, body)),
+    }),
+  }),
+);

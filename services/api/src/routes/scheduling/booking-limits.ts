@@ -1,0 +1,63 @@
+import {
+  clearBookingLimits,
+  getBookingLimits,
+  isOrganizationMember,
+  patchBookingLimits,
+} from '@sched/db/queries/booking-limits';
+import { ForbiddenError } from '@sched/kit/errors';
+import type { Knex } from 'knex';
+import { defineRoute } from '../../routing/route.ts';
+import { bookingLimitsInput } from './schemas.ts';
+
+const TAGS = ['Booking limits'];
+
+/** api-v2: booking limits are for users who belong to an organization; others get 403. */
+async function requireOrganizationMember(knex: Knex, userId: number): Promise<void> {
+  if (!(await isOrganizationMember(knex, userId))) {
+    throw new ForbiddenError('Booking limits are only available to members of an organization');
+  }
+}
+
+export const bookingLimitRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/me/booking-limits',
+    summary: "The caller's booking limits (perDay, perWeek, perMonth, perYear; null when unset)",
+    tags: TAGS,
+    auth: 'user',
+    scope: 'PROFILE_READ',
+    handler: async ({ caller, deps }) => {
+      const knex = deps.stores.db.knex;
+      await requireOrganizationMember(knex, caller.userId);
+      return { data: await getBookingLimits(knex, caller.userId) };
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/me/booking-limits',
+    summary: 'Merge update: a value sets that limit, null removes it, an omitted key is left alone',
+    tags: TAGS,
+    auth: 'user',
+    scope: 'PROFILE_WRITE',
+    body: bookingLimitsInput,
+    handler: async ({ caller, deps, body }) => {
+      const knex = deps.stores.db.knex;
+      await requireOrganizationMember(knex, caller.userId);
+      return { data: await patchBookingLimits(knex, caller.userId, body) };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/me/booking-limits',
+    summary: 'Removes every booking limit of the caller (204)',
+    tags: TAGS,
+    auth: 'user',
+    scope: 'PROFILE_WRITE',
+    handler: async ({ caller, deps }) => {
+      const knex = deps.stores.db.knex;
+      await requireOrganizationMember(knex, caller.userId);
+      await clearBookingLimits(knex, caller.userId);
+      return { status: 204 };
+    },
+  }),
+];

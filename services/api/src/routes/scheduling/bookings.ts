@@ -1,0 +1,87 @@
+import { listHostBookings } from '@sched/db/queries/bookings';
+import { getHostProfiles } from '@sched/db/queries/schedules';
+import { defineRoute } from '../../routing/route.ts';
+import { cancelBooking, createBooking, rescheduleBooking } from '../../scheduling/booking-service.ts';
+import { presentBooking } from '../../scheduling/presenters.ts';
+import { bookingBody, cancelBody, listBookingsQuery, rescheduleBody, uidParams } from './schemas.ts';
+
+const TAGS = ['Bookings'];
+
+export const bookingRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/bookings',
+    summary:
+      'Books a slot (public). 409 slot_unavailable outside availability or when taken; 409 booking_limit_reached when a limit period is full',
+    tags: TAGS,
+    auth: 'public',
+    scope: 'BOOKING_WRITE',
+    body: bookingBody,
+    response: { status: 201, description: 'The booking' },
+    handler: async ({ deps, body }) => {
+      const { booking, host } = await createBooking(deps.stores.db.knex, {
+        eventTypeId: body.eventTypeId,
+        start: new Date(body.start),
+        attendee: body.attendee,
+      });
+      return { status: 201, data: presentBooking(booking, host) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bookings/:uid/cancel',
+    summary: 'Cancels a booking (public; the uid is the capability); it stops counting against limits',
+    tags: TAGS,
+    auth: 'public',
+    scope: 'BOOKING_WRITE',
+    params: uidParams,
+    body: cancelBody,
+    handler: async ({ deps, params, body }) => {
+      const { booking, host } = await cancelBooking(
+        deps.stores.db.knex,
+        params.uid,
+        body.cancellationReason ?? null,
+      );
+      return { data: presentBooking(booking, host) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/bookings/:uid/reschedule',
+    summary: 'Moves a booking to a new start: a new booking is created and the old one cancelled (public)',
+    tags: TAGS,
+    auth: 'public',
+    scope: 'BOOKING_WRITE',
+    params: uidParams,
+    body: rescheduleBody,
+    response: { status: 201, description: 'The new booking' },
+    handler: async ({ deps, params, body }) => {
+      const { booking, host } = await rescheduleBooking(deps.stores.db.knex, {
+        uid: params.uid,
+        start: new Date(body.start),
+      });
+      return { status: 201, data: presentBooking(booking, host) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/bookings',
+    summary: "The caller's bookings as host, by start time (skip, take up to 250, optional status)",
+    tags: TAGS,
+    auth: 'user',
+    scope: 'BOOKING_READ',
+    query: listBookingsQuery,
+    handler: async ({ caller, deps, query }) => {
+      const knex = deps.stores.db.knex;
+      const [bookings, hosts] = await Promise.all([
+        listHostBookings(knex, caller.userId, {
+          status: query.status,
+          skip: query.skip ?? 0,
+          take: query.take ?? 250,
+        }),
+        getHostProfiles(knex, [caller.userId]),
+      ]);
+      return { data: bookings.map((booking) => presentBooking(booking, hosts[0])) };
+    },
+  }),
+];

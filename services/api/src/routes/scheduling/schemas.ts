@@ -1,0 +1,116 @@
+import { AVAILABILITY_TIME, availabilityProblems, expandGroups } from '@sched/policy/availability';
+import { isValidTimeZone, MAX_LIMIT, WEEKDAY_NAMES } from '@sched/policy/booking-periods';
+import { z } from 'zod';
+
+/** A positive integer id in a path or query string. */
+export const idString = z
+  .string()
+  .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer')
+  .transform(Number);
+
+/** A booking limit: an integer from 1 to 2147483647, or null (no limit). */
+export const limitValue = z.int().min(1).max(MAX_LIMIT).nullable();
+
+/** PATCH body and event-type `bookingLimits`: any of the four keys; unknown keys are 400. */
+export const bookingLimitsInput = z.strictObject({
+  perDay: limitValue.optional(),
+  perWeek: limitValue.optional(),
+  perMonth: limitValue.optional(),
+  perYear: limitValue.optional(),
+});
+
+export const timeZone = z.string().refine(isValidTimeZone, 'must be an IANA time zone');
+
+const eventTypeFields = {
+  title: z.string().trim().min(1).max(200),
+  slug: z
+    .string()
+    .max(100)
+    .regex(/^[a-zA-Z0-9]+(?:[-_][a-zA-Z0-9]+)*$/, 'letters, digits, - and _ only'),
+  lengthInMinutes: z.int().min(1).max(1440),
+  bookingLimits: bookingLimitsInput.optional(),
+};
+
+export const personalEventTypeBody = z.strictObject(eventTypeFields);
+
+export const teamEventTypeBody = z.strictObject({
+  ...eventTypeFields,
+  hostUserIds: z
+    .array(z.int().min(1))
+    .min(1)
+    .max(100)
+    .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a user'),
+});
+
+const time = z.string().regex(AVAILABILITY_TIME, 'must be HH:MM (00:00 to 24:00)');
+
+export const scheduleBody = z
+  .strictObject({
+    availability: z
+      .array(
+        z.strictObject({
+          days: z
+            .array(z.enum(WEEKDAY_NAMES))
+            .min(1)
+            .refine((days) => new Set(days).size === days.length, 'must not repeat a day'),
+          startTime: time,
+          endTime: time,
+        }),
+      )
+      .max(100),
+  })
+  .superRefine((body, ctx) => {
+    for (const message of availabilityProblems(expandGroups(body.availability))) {
+      ctx.addIssue({ code: 'custom', path: ['availability'], message });
+    }
+  });
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** `YYYY-MM-DD` (a whole day in the query's zone) or an ISO date-time with offset. */
+export const dateOrDateTime = z.union([
+  z.string().regex(DATE).pipe(z.iso.date()),
+  z.iso.datetime({ offset: true }),
+]);
+
+export const slotsQuery = z.object({
+  eventTypeId: idString,
+  start: dateOrDateTime,
+  end: dateOrDateTime,
+  timeZone: timeZone.optional(),
+});
+
+export const attendee = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  email: z.email().max(320),
+  timeZone,
+});
+
+export const bookingBody = z.strictObject({
+  eventTypeId: z.int().min(1),
+  start: z.iso.datetime({ offset: true }),
+  attendee,
+});
+
+export const cancelBody = z
+  .strictObject({ cancellationReason: z.string().trim().max(1000).optional() })
+  .optional()
+  .transform((body) => body ?? {});
+
+export const rescheduleBody = z.strictObject({ start: z.iso.datetime({ offset: true }) });
+
+export const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a booking uid') });
+
+export const listBookingsQuery = z.object({
+  status: z.enum(['accepted', 'cancelled', 'rejected']).optional(),
+  skip: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .transform(Number)
+    .optional(),
+  take: z
+    .string()
+    .regex(/^\d{1,3}$/)
+    .transform(Number)
+    .pipe(z.number().min(1).max(250))
+    .optional(),
+});

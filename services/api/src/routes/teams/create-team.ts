@@ -1,0 +1,26 @@
+import { createTeam } from '@sched/db/queries/teams';
+import { presentTeam, teamOutput } from '../../presenters/team.ts';
+import { defineRoute } from '../../routing/route.ts';
+import { invalidateTeam } from '../../services/invalidate.ts';
+import { newTeamBody, teamSlug } from './team-input.ts';
+
+export const createTeamRoute = defineRoute({
+  method: 'POST',
+  path: '/teams',
+  summary: 'Creates a team outside any organization, with the caller as its OWNER',
+  tags: ['Teams'],
+  auth: 'user',
+  scope: 'TEAM_PROFILE_WRITE',
+  body: newTeamBody,
+  response: { status: 201, description: 'The team', schema: teamOutput },
+  handler: async ({ caller, deps, body }) => {
+    const team = await createTeam(deps.stores.db.knex, {
+      name: body.name,
+      slug: teamSlug(body),
+      organizationId: null,
+      ownerUserId: caller.userId,
+    });
+    await invalidateTeam(deps, team.id);
+    return { status: 201, data: presentTeam(team) };
+  },
+});

@@ -1,0 +1,49 @@
+import type { Role } from '@sched/policy/roles';
+import type { Runtime } from '@sched/runtime/runtime';
+
+export interface Invitation {
+  to: string;
+  kind: 'organization' | 'team';
+  /** Name of the organization or team. */
+  name: string;
+  role: Role;
+  inviterName: string | null;
+  /** The invitee has a complete account (sign in) rather than one to finish (sign up). */
+  hasAccount: boolean;
+}
+
+const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The invitation e-mail (plain text and HTML). */
+export function invitationMessage(appUrl: string, invitation: Invitation) {
+  const who = invitation.inviterName ?? 'Someone';
+  const role = invitation.role.toLowerCase();
+  const subject = `You are invited to join the ${invitation.kind} ${invitation.name}`;
+  const action = invitation.hasAccount ? 'Sign in' : 'Create your account';
+  const link = appUrl;
+  const text = [
+    `${who} invited you to join the ${invitation.kind} "${invitation.name}" as ${role}.`,
+    '',
+    `${action} at ${link} to accept the invitation.`,
+    '',
+    'If you did not expect this invitation, you can ignore this message.',
+  ].join('\n');
+  const html = `<!doctype html><html><body>
+<p>${escapeHtml(who)} invited you to join the ${invitation.kind} <strong>${escapeHtml(invitation.name)}</strong> as ${role}.</p>
+<p><a href="${escapeHtml(link)}">${action}</a> to accept the invitation.</p>
+<p>If you did not expect this invitation, you can ignore this message.</p>
+</body></html>`;
+  return { to: invitation.to, subject, text, html };
+}
+
+/**
+ * Sends the invitation through the runtime mailer. A mail failure does not undo the membership
+ * (the invitation exists and can be re-sent); it is logged.
+ */
+export async function sendInvitation(deps: Runtime, invitation: Invitation): Promise<void> {
+  try {
+    await deps.mailer.send(invitationMessage(deps.config.appUrl, invitation));
+  } catch (error) {
+    deps.logger.error({ err: error, kind: invitation.kind }, 'could not send the invitation e-mail');
+  }
+}

@@ -1,0 +1,277 @@
+import { ConflictError, NotFoundError } from '@sched/kit/errors';
+import type { Role } from '@sched/policy/roles';
+import type { Knex } from 'knex';
+import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.ts';
+
+/**
+ * Memberships of organizations and teams (one table; each row belongs to exactly one of them,
+ * docs/schema.md). Functions take the parent as a `MembershipParent` so the same code serves both.
+ */
+export type MembershipParent = { kind: 'organization'; id: number } | { kind: 'team'; id: number };
+
+/** The member's public profile, as the Membership output shows it. */
+export interface MemberProfile {
+  email: string;
+  avatarUrl: string | null;
+  username: string | null;
+  name: string | null;
+  bio: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface Membership {
+  id: number;
+  userId: number;
+  teamId: number | null;
+  organizationId: number | null;
+  role: Role;
+  accepted: boolean;
+  customRoleId: string | null;
+  disableImpersonation: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  user: MemberProfile;
+}
+
+interface MembershipRow {
+  id: number | string;
+  user_id: number | string;
+  team_id: number | string | null;
+  organization_id: number | string | null;
+  role: string;
+  accepted: boolean;
+  custom_role_id: string | null;
+  disable_impersonation: boolean;
+  created_at: Date;
+  updated_at: Date;
+  user_email: string;
+  user_avatar_url: string | null;
+  user_username: string | null;
+  user_name: string | null;
+  user_bio: string | null;
+  user_metadata: Record<string, unknown> | string | null;
+}
+
+const COLUMNS = [
+  'm.id',
+  'm.user_id',
+  'm.team_id',
+  'm.organization_id',
+  'm.role',
+  'm.accepted',
+  'm.custom_role_id',
+  'm.disable_impersonation',
+  'm.created_at',
+  'm.updated_at',
+  'u.email as user_email',
+  'u.avatar_url as user_avatar_url',
+  'u.username as user_username',
+  'u.name as user_name',
+  'u.bio as user_bio',
+  'u.metadata as user_metadata',
+];
+
+const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+function mapMembership(row: MembershipRow): Membership {
+  const metadata = typeof row.user_metadata === 'string' ? JSON.parse(row.user_metadata) : row.user_metadata;
+  return {
+    id: Number(row.id),
+    userId: Number(row.user_id),
+    teamId: num(row.team_id),
+    organizationId: num(row.organization_id),
+    role: row.role as Role,
+    accepted: row.accepted,
+    customRoleId: row.custom_role_id,
+    disableImpersonation: row.disable_impersonation,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    user: {
+      email: row.user_email,
+      avatarUrl: row.user_avatar_url,
+      username: row.user_username,
+      name: row.user_name,
+      bio: row.user_bio,
+      metadata: (metadata ?? {}) as Record<string, unknown>,
+    },
+  };
+}
+
+const parentColumn = (parent: MembershipParent): 'm.team_id' | 'm.organization_id' =>
+  parent.kind === 'team' ? 'm.team_id' : 'm.organization_id';
+
+const base = (knex: Knex) => knex('memberships as m').join('users as u', 'u.id', 'm.user_id');
+
+/** The membership with this id under this organization or team, or null (another parent's id too). */
+export async function findMembership(
+  knex: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+): Promise<Membership | null> {
+  if (!Number.isSafeInteger(membershipId)) return null;
+  const row = (await base(knex)
+    .where('m.id', membershipId)
+    .where(parentColumn(parent), parent.id)
+    .first(COLUMNS)) as MembershipRow | undefined;
+  return row ? mapMembership(row) : null;
+}
+
+/** The user's membership in this organization or team, or null. */
+export async function findMembershipOfUser(
+  knex: Knex,
+  parent: MembershipParent,
+  userId: number,
+): Promise<Membership | null> {
+  const row = (await base(knex)
+    .where('m.user_id', userId)
+    .where(parentColumn(parent), parent.id)
+    .first(COLUMNS)) as MembershipRow | undefined;
+  return row ? mapMembership(row) : null;
+}
+
+/** Memberships of the organization or team, oldest first (by id). */
+export async function listMemberships(
+  knex: Knex,
+  parent: MembershipParent,
+  page: { skip: number; take: number },
+): Promise<Membership[]> {
+  const rows = (await base(knex)
+    .where(parentColumn(parent), parent.id)
+    .orderBy('m.id', 'asc')
+    .offset(page.skip)
+    .limit(page.take)
+    .select(COLUMNS)) as MembershipRow[];
+  return rows.map(mapMembership);
+}
+
+export interface NewMembership {
+  parent: MembershipParent;
+  userId: number;
+  role: Role;
+  accepted: boolean;
+  customRoleId?: string | null;
+}
+
+/** Creates a membership. The user already being a member: ConflictError. */
+export async function createMembership(knex: Knex, input: NewMembership): Promise<Membership> {
+  let id: number;
+  try {
+    const [row] = (await knex('memberships')
+      .insert({
+        user_id: input.userId,
+        team_id: input.parent.kind === 'team' ? input.parent.id : null,
+        organization_id: input.parent.kind === 'organization' ? input.parent.id : null,
+        role: input.role,
+        accepted: input.accepted,
+        custom_role_id: input.customRoleId ?? null,
+      })
+      .returning('id')) as Array<{ id: number | string }>;
+    id = Number(row!.id);
+  } catch (error) {
+    if (isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])) {
+      throw new ConflictError(`The user is already a member of this ${input.parent.kind}`, [
+        { field: 'userId', message: 'already a member' },
+      ]);
+    }
+    // The user (or the parent) was deleted meanwhile.
+    if (isForeignKeyViolation(error)) throw new NotFoundError('User not found');
+    throw error;
+  }
+  return (await findMembership(knex, input.parent, id))!;
+}
+
+/** Fields a PATCH may change; undefined leaves a field alone, null clears customRoleId. */
+export interface MembershipPatch {
+  role?: Role;
+  accepted?: boolean;
+  customRoleId?: string | null;
+}
+
+/** Applies the patch; null when the membership is not under this parent. */
+export async function updateMembership(
+  knex: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+  patch: MembershipPatch,
+): Promise<Membership | null> {
+  const changes: Record<string, unknown> = {};
+  if (patch.role !== undefined) changes['role'] = patch.role;
+  if (patch.accepted !== undefined) changes['accepted'] = patch.accepted;
+  if (patch.customRoleId !== undefined) changes['custom_role_id'] = patch.customRoleId;
+  if (Object.keys(changes).length > 0) {
+    changes['updated_at'] = knex.fn.now();
+    const count = await knex('memberships')
+      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
+      .update(changes);
+    if (count === 0) return null;
+  }
+  return findMembership(knex, parent, membershipId);
+}
+
+/** Deletes the membership; false when it is not under this parent. */
+export async function deleteMembership(
+  knex: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+): Promise<boolean> {
+  // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
+  const rows = (await knex('memberships')
+    .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
+    .delete()
+    .returning('id')) as unknown[];
+  return rows.length > 0;
+}
+
+/**
+ * Deletes an organization membership together with the user's memberships of the organization's
+ * teams (leaving an organization means leaving its teams), in one transaction; false when the
+ * membership is not in this organization.
+ */
+export async function deleteOrganizationMembership(
+  knex: Knex,
+  organizationId: number,
+  membershipId: number,
+): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const [row] = (await trx('memberships')
+      .where({ id: membershipId, organization_id: organizationId })
+      .delete()
+      .returning('user_id')) as Array<{ user_id: number | string }>;
+    if (!row) return false;
+    await trx('memberships')
+      .where('user_id', row.user_id)
+      .whereIn('team_id', trx('teams').select('id').where('organization_id', organizationId))
+      .delete();
+    return true;
+  });
+}
+
+/** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */
+export async function countAcceptedOwners(
+  knex: Knex,
+  parent: MembershipParent,
+  exceptMembershipId?: number,
+): Promise<number> {
+  const query = knex('memberships as m')
+    .where(parentColumn(parent), parent.id)
+    .where('m.role', 'OWNER')
+    .where('m.accepted', true);
+  if (exceptMembershipId !== undefined) query.whereNot('m.id', exceptMembershipId);
+  const row = (await query.count<{ count: number | string }[]>({ count: '*' }).first()) as
+    | { count: number | string }
+    | undefined;
+  return Number(row?.count ?? 0);
+}
+
+/**
+ * The organization shown as a user's `organizationId`: that of their oldest accepted organization
+ * membership, or null.
+ */
+export async function findPrimaryOrganizationId(knex: Knex, userId: number): Promise<number | null> {
+  const row = (await knex('memberships')
+    .where({ user_id: userId, accepted: true })
+    .whereNotNull('organization_id')
+    .orderBy('id', 'asc')
+    .first('organization_id')) as { organization_id: number | string } | undefined;
+  return row ? Number(row.organization_id) : null;
+}

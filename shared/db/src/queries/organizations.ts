@@ -1,0 +1,105 @@
+import { ConflictError } from '@sched/kit/errors';
+import type { Knex } from 'knex';
+import { isUniqueViolation } from './pg-errors.ts';
+
+/** An organization (contract §8: `{id, name, slug, pbacEnabled}`). */
+export interface Organization {
+  id: number;
+  name: string;
+  slug: string;
+  pbacEnabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface OrganizationRow {
+  id: number | string;
+  name: string;
+  slug: string;
+  pbac_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = ['id', 'name', 'slug', 'pbac_enabled', 'created_at', 'updated_at'] as const;
+
+const mapOrganization = (row: OrganizationRow): Organization => ({
+  id: Number(row.id),
+  name: row.name,
+  slug: row.slug,
+  pbacEnabled: row.pbac_enabled,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+function rethrowSlugConflict(error: unknown): never {
+  if (isUniqueViolation(error, 'organizations_slug_lower_unique')) {
+    throw new ConflictError('An organization with this slug already exists', [
+      { field: 'slug', message: 'already in use' },
+    ]);
+  }
+  throw error;
+}
+
+export interface NewOrganization {
+  name: string;
+  slug: string;
+  pbacEnabled?: boolean;
+  /** Becomes the organization's OWNER (accepted membership), in the same transaction. */
+  ownerUserId: number;
+}
+
+/** Creates an organization and its owner's membership. Slug taken (any case): ConflictError. */
+export async function createOrganization(knex: Knex, input: NewOrganization): Promise<Organization> {
+  try {
+    return await knex.transaction(async (trx) => {
+      const [row] = (await trx('organizations')
+        .insert({ name: input.name, slug: input.slug, pbac_enabled: input.pbacEnabled ?? false })
+        .returning(COLUMNS)) as OrganizationRow[];
+      const organization = mapOrganization(row!);
+      await trx('memberships').insert({
+        user_id: input.ownerUserId,
+        organization_id: organization.id,
+        role: 'OWNER',
+        accepted: true,
+      });
+      return organization;
+    });
+  } catch (error) {
+    rethrowSlugConflict(error);
+  }
+}
+
+export async function findOrganizationById(knex: Knex, id: number): Promise<Organization | null> {
+  if (!Number.isSafeInteger(id)) return null;
+  const row = (await knex('organizations').where({ id }).first(COLUMNS)) as OrganizationRow | undefined;
+  return row ? mapOrganization(row) : null;
+}
+
+export interface OrganizationPatch {
+  name?: string;
+  slug?: string;
+  pbacEnabled?: boolean;
+}
+
+/** Applies the patch; null when there is no such organization. Slug taken: ConflictError. */
+export async function updateOrganization(
+  knex: Knex,
+  id: number,
+  patch: OrganizationPatch,
+): Promise<Organization | null> {
+  const changes: Record<string, unknown> = {};
+  if (patch.name !== undefined) changes['name'] = patch.name;
+  if (patch.slug !== undefined) changes['slug'] = patch.slug;
+  if (patch.pbacEnabled !== undefined) changes['pbac_enabled'] = patch.pbacEnabled;
+  if (Object.keys(changes).length === 0) return findOrganizationById(knex, id);
+  changes['updated_at'] = knex.fn.now();
+  try {
+    const [row] = (await knex('organizations').where({ id }).update(changes).returning(COLUMNS)) as
+      | OrganizationRow[]
+      | [];
+    return row ? mapOrganization(row) : null;
+  } catch (error) {
+    rethrowSlugConflict(error);
+  }
+}

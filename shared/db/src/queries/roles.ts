@@ -1,0 +1,239 @@
+import { BadRequestError } from '@sched/kit/errors';
+import type { Knex } from 'knex';
+import { isUniqueViolation } from './pg-errors.ts';
+
+/**
+ * Roles of organizations: the three seeded system roles (owner_role, admin_role, member_role;
+ * organization_id null, listed for every organization, unchangeable) and each organization's
+ * custom roles with their PBAC permissions.
+ */
+export interface Role {
+  id: string;
+  name: string;
+  color: string | null;
+  description: string | null;
+  /** Null for system roles. */
+  organizationId: number | null;
+  type: 'SYSTEM' | 'CUSTOM';
+  /** Sorted. */
+  permissions: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface RoleRow {
+  id: string;
+  name: string;
+  color: string | null;
+  description: string | null;
+  organization_id: number | string | null;
+  type: 'SYSTEM' | 'CUSTOM';
+  created_at: Date;
+  updated_at: Date;
+  permissions: string[] | string | null;
+}
+
+const PERMISSIONS_OF_ROLE = `coalesce((select json_agg(rp.permission order by rp.permission)
+  from role_permissions rp where rp.role_id = r.id), '[]'::json) as permissions`;
+
+const mapRole = (row: RoleRow): Role => ({
+  id: row.id,
+  name: row.name,
+  color: row.color,
+  description: row.description,
+  organizationId: row.organization_id === null ? null : Number(row.organization_id),
+  type: row.type,
+  permissions: (typeof row.permissions === 'string' ? JSON.parse(row.permissions) : row.permissions) ?? [],
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const select = (knex: Knex) =>
+  knex('roles as r').select(
+    'r.id',
+    'r.name',
+    'r.color',
+    'r.description',
+    'r.organization_id',
+    'r.type',
+    'r.created_at',
+    'r.updated_at',
+    knex.raw(PERMISSIONS_OF_ROLE),
+  );
+
+/** Roles visible in an organization: system roles first (owner, admin, member), then its custom roles, oldest first. */
+export async function listRoles(
+  knex: Knex,
+  organizationId: number,
+  page: { skip: number; take: number },
+): Promise<Role[]> {
+  const rows = (await select(knex)
+    .where((q) => q.where('r.type', 'SYSTEM').orWhere('r.organization_id', organizationId))
+    .orderByRaw(
+      "case r.id when 'owner_role' then 0 when 'admin_role' then 1 when 'member_role' then 2 else 3 end, r.created_at, r.id",
+    )
+    .offset(page.skip)
+    .limit(page.take)) as RoleRow[];
+  return rows.map(mapRole);
+}
+
+/** A system role or a custom role of this organization; null otherwise (another organization's too). */
+export async function findRole(knex: Knex, organizationId: number, roleId: string): Promise<Role | null> {
+  const row = (await select(knex)
+    .where('r.id', roleId)
+    .where((q) => q.where('r.type', 'SYSTEM').orWhere('r.organization_id', organizationId))
+    .first()) as RoleRow | undefined;
+  return row ? mapRole(row) : null;
+}
+
+function rethrowDuplicateName(error: unknown): never {
+  if (isUniqueViolation(error, 'roles_org_name_lower_unique')) {
+    throw new BadRequestError('A role with this name already exists in this organization', [
+      { field: 'body.name', message: 'already in use' },
+    ]);
+  }
+  throw error;
+}
+
+export interface NewRole {
+  name: string;
+  color?: string | null;
+  description?: string | null;
+  /** Already validated (`@sched/policy/permissions`). */
+  permissions?: readonly string[];
+}
+
+/** Creates a custom role. Duplicate name in the organization (any case): BadRequestError (contract). */
+export async function createRole(knex: Knex, organizationId: number, input: NewRole): Promise<Role> {
+  try {
+    const id = await knex.transaction(async (trx) => {
+      const [row] = (await trx('roles')
+        .insert({
+          organization_id: organizationId,
+          name: input.name,
+          color: input.color ?? null,
+          description: input.description ?? null,
+          type: 'CUSTOM',
+        })
+        .returning('id')) as Array<{ id: string }>;
+      const permissions = [...new Set(input.permissions ?? [])];
+      if (permissions.length > 0) {
+        await trx('role_permissions').insert(
+          permissions.map((permission) => ({ role_id: row!.id, permission })),
+        );
+      }
+      return row!.id;
+    });
+    return (await findRole(knex, organizationId, id))!;
+  } catch (error) {
+    rethrowDuplicateName(error);
+  }
+}
+
+export interface RolePatch {
+  name?: string;
+  color?: string | null;
+  description?: string | null;
+}
+
+/** Updates a custom role of the organization; null when there is none with this id. */
+export async function updateRole(
+  knex: Knex,
+  organizationId: number,
+  roleId: string,
+  patch: RolePatch,
+): Promise<Role | null> {
+  const changes: Record<string, unknown> = { updated_at: knex.fn.now() };
+  if (patch.name !== undefined) changes['name'] = patch.name;
+  if (patch.color !== undefined) changes['color'] = patch.color;
+  if (patch.description !== undefined) changes['description'] = patch.description;
+  try {
+    const count = await knex('roles')
+      .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
+      .update(changes);
+    if (count === 0) return null;
+  } catch (error) {
+    rethrowDuplicateName(error);
+  }
+  return findRole(knex, organizationId, roleId);
+}
+
+/** Deletes a custom role of the organization (its memberships lose it); false when there is none. */
+export async function deleteRole(knex: Knex, organizationId: number, roleId: string): Promise<boolean> {
+  // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
+  const rows = (await knex('roles')
+    .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
+    .delete()
+    .returning('id')) as unknown[];
+  return rows.length > 0;
+}
+
+export async function listRolePermissions(knex: Knex, roleId: string): Promise<string[]> {
+  const rows = (await knex('role_permissions')
+    .where({ role_id: roleId })
+    .orderBy('permission')
+    .select('permission')) as Array<{ permission: string }>;
+  return rows.map((row) => row.permission);
+}
+
+/**
+ * First statement of every permission change: bumps updated_at and takes the role's row lock, so
+ * concurrent changes of one role's permissions run one after the other.
+ */
+const lockAndTouch = (trx: Knex, roleId: string) =>
+  trx('roles').where({ id: roleId }).update({ updated_at: trx.fn.now() });
+
+/** Adds permissions (those already held are kept once); returns the role's permissions. */
+export async function addRolePermissions(
+  knex: Knex,
+  roleId: string,
+  permissions: readonly string[],
+): Promise<string[]> {
+  await knex.transaction(async (trx) => {
+    await lockAndTouch(trx, roleId);
+    if (permissions.length > 0) {
+      await trx('role_permissions')
+        .insert([...new Set(permissions)].map((permission) => ({ role_id: roleId, permission })))
+        .onConflict(['role_id', 'permission'])
+        .ignore();
+    }
+  });
+  return listRolePermissions(knex, roleId);
+}
+
+/** Replaces every permission of the role; returns the new list. */
+export async function replaceRolePermissions(
+  knex: Knex,
+  roleId: string,
+  permissions: readonly string[],
+): Promise<string[]> {
+  await knex.transaction(async (trx) => {
+    await lockAndTouch(trx, roleId);
+    await trx('role_permissions').where({ role_id: roleId }).delete();
+    if (permissions.length > 0) {
+      await trx('role_permissions')
+        .insert([...new Set(permissions)].map((permission) => ({ role_id: roleId, permission })))
+        .onConflict(['role_id', 'permission'])
+        .ignore();
+    }
+  });
+  return listRolePermissions(knex, roleId);
+}
+
+/** Removes the permissions the role holds among these (others are ignored); returns what is left. */
+export async function removeRolePermissions(
+  knex: Knex,
+  roleId: string,
+  permissions: readonly string[],
+): Promise<string[]> {
+  await knex.transaction(async (trx) => {
+    await lockAndTouch(trx, roleId);
+    if (permissions.length > 0) {
+      await trx('role_permissions')
+        .where({ role_id: roleId })
+        .whereIn('permission', [...permissions])
+        .delete();
+    }
+  });
+  return listRolePermissions(knex, roleId);
+}

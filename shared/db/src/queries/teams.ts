@@ -1,0 +1,107 @@
+import { ConflictError } from '@sched/kit/errors';
+import type { Knex } from 'knex';
+import { isUniqueViolation } from './pg-errors.ts';
+
+/** A team; `organizationId` null for a team outside any organization. */
+export interface Team {
+  id: number;
+  name: string;
+  slug: string;
+  organizationId: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface TeamRow {
+  id: number | string;
+  name: string;
+  slug: string;
+  organization_id: number | string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = ['t.id', 't.name', 't.slug', 't.organization_id', 't.created_at', 't.updated_at'];
+
+const mapTeam = (row: TeamRow): Team => ({
+  id: Number(row.id),
+  name: row.name,
+  slug: row.slug,
+  organizationId: row.organization_id === null ? null : Number(row.organization_id),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export interface NewTeam {
+  name: string;
+  slug: string;
+  organizationId: number | null;
+  /** Becomes the team's OWNER (accepted membership), in the same transaction. */
+  ownerUserId: number;
+}
+
+/**
+ * Creates a team and its owner's membership. Slug taken (any case; per organization, or among
+ * teams outside organizations): ConflictError.
+ */
+export async function createTeam(knex: Knex, input: NewTeam): Promise<Team> {
+  try {
+    return await knex.transaction(async (trx) => {
+      const [row] = (await trx('teams')
+        .insert({ name: input.name, slug: input.slug, organization_id: input.organizationId })
+        .returning(['id', 'name', 'slug', 'organization_id', 'created_at', 'updated_at'])) as TeamRow[];
+      const team = mapTeam(row!);
+      await trx('memberships').insert({
+        user_id: input.ownerUserId,
+        team_id: team.id,
+        role: 'OWNER',
+        accepted: true,
+      });
+      return team;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, ['teams_org_slug_lower_unique', 'teams_slug_lower_unique'])) {
+      throw new ConflictError('A team with this slug already exists', [
+        { field: 'slug', message: 'already in use' },
+      ]);
+    }
+    throw error;
+  }
+}
+
+export async function findTeamById(knex: Knex, id: number): Promise<Team | null> {
+  if (!Number.isSafeInteger(id)) return null;
+  const row = (await knex('teams as t').where('t.id', id).first(COLUMNS)) as TeamRow | undefined;
+  return row ? mapTeam(row) : null;
+}
+
+/** Teams the user has an accepted membership of, oldest first. */
+export async function listTeamsOfUser(
+  knex: Knex,
+  userId: number,
+  page: { skip: number; take: number },
+): Promise<Team[]> {
+  const rows = (await knex('teams as t')
+    .join('memberships as m', 'm.team_id', 't.id')
+    .where({ 'm.user_id': userId, 'm.accepted': true })
+    .orderBy('t.id', 'asc')
+    .offset(page.skip)
+    .limit(page.take)
+    .select(COLUMNS)) as TeamRow[];
+  return rows.map(mapTeam);
+}
+
+/** Teams of the organization, oldest first. */
+export async function listTeamsOfOrganization(
+  knex: Knex,
+  organizationId: number,
+  page: { skip: number; take: number },
+): Promise<Team[]> {
+  const rows = (await knex('teams as t')
+    .where('t.organization_id', organizationId)
+    .orderBy('t.id', 'asc')
+    .offset(page.skip)
+    .limit(page.take)
+    .select(COLUMNS)) as TeamRow[];
+  return rows.map(mapTeam);
+}

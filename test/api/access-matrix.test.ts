@@ -1,0 +1,561 @@
+import test from 'ava';
+import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { createTestAccessToken } from '../support/tokens.ts';
+import {
+  insertCustomRole,
+  insertMemberships,
+  insertOrganization,
+  insertTeam,
+  insertUsers,
+  type RoleName,
+} from './helpers/fixtures.ts';
+import { apiClient, type Call, pool } from './helpers/http.ts';
+
+/**
+ * The access matrix of issue 4: {API key, OAuth token with each relevant scope, legacy token} x
+ * {org owner, org admin, org member with and without team membership, team owner, team admin,
+ * team member, outsider} x {PBAC off, PBAC on with the permission, PBAC on without it} x every
+ * membership and role endpoint. Each case asserts the exact status (and, for scope refusals, the
+ * contract's exact message and header).
+ *
+ * The expectation is written out below from the specification (not from the code): roles rank
+ * OWNER > ADMIN > MEMBER; organization endpoints need the organization role; team endpoints
+ * need the team role, or organization ADMIN/OWNER; with PBAC on, a membership whose custom role
+ * holds the endpoint's permission passes (an organization membership's role applies in all the
+ * organization's teams, a team membership's in that team); with PBAC off permissions count for
+ * nothing (personas hold the permissions then too, to prove it). Mutations target plain MEMBER
+ * memberships and MEMBER roles, so the role-assignment rules (tested in membership-rules.test.ts)
+ * never decide a matrix case.
+ */
+
+type Persona =
+  | 'orgOwner'
+  | 'orgAdmin'
+  | 'orgMemberWithTeam'
+  | 'orgMemberNoTeam'
+  | 'teamOwner'
+  | 'teamAdmin'
+  | 'teamMember'
+  | 'outsider';
+const PERSONAS: readonly Persona[] = [
+  'orgOwner',
+  'orgAdmin',
+  'orgMemberWithTeam',
+  'orgMemberNoTeam',
+  'teamOwner',
+  'teamAdmin',
+  'teamMember',
+  'outsider',
+];
+const ORG_ROLE: Partial<Record<Persona, RoleName>> = {
+  orgOwner: 'OWNER',
+  orgAdmin: 'ADMIN',
+  orgMemberWithTeam: 'MEMBER',
+  orgMemberNoTeam: 'MEMBER',
+};
+const TEAM_ROLE: Partial<Record<Persona, RoleName>> = {
+  orgMemberWithTeam: 'MEMBER',
+  teamOwner: 'OWNER',
+  teamAdmin: 'ADMIN',
+  teamMember: 'MEMBER',
+};
+
+type Pbac = 'off' | 'on-with-permission' | 'on-without-permission';
+const PBAC_STATES: readonly Pbac[] = ['off', 'on-with-permission', 'on-without-permission'];
+
+const MEMBERSHIP_AND_ROLE_PERMISSIONS = [
+  'team.invite',
+  'team.remove',
+  'team.listMembers',
+  'team.changeMemberRole',
+  'organization.invite',
+  'organization.remove',
+  'organization.listMembers',
+  'organization.changeMemberRole',
+  'role.create',
+  'role.read',
+  'role.update',
+  'role.delete',
+];
+
+const RANK: Record<RoleName, number> = { MEMBER: 1, ADMIN: 2, OWNER: 3 };
+const atLeast = (role: RoleName | undefined, minimum: RoleName) =>
+  role !== undefined && RANK[role] >= RANK[minimum];
+
+/** Does the persona pass the endpoint's role / PBAC requirement? (The specification, spelled out.) */
+function passesAccess(
+  level: 'organization' | 'team',
+  minimum: RoleName,
+  persona: Persona,
+  pbac: Pbac,
+): boolean {
+  const orgRole = ORG_ROLE[persona];
+  const teamRole = TEAM_ROLE[persona];
+  if (pbac === 'on-with-permission') {
+    // The permission is held on every membership the persona has.
+    if (level === 'organization' ? orgRole !== undefined : orgRole !== undefined || teamRole !== undefined)
+      return true;
+  }
+  if (level === 'organization') return atLeast(orgRole, minimum);
+  return atLeast(orgRole, 'ADMIN') || atLeast(teamRole, minimum);
+}
+
+type Credential = { kind: 'apiKey' } | { kind: 'legacy' } | { kind: 'oauth'; scope: string };
+
+/** One organization, team and set of personas per PBAC state. */
+interface World {
+  pbac: Pbac;
+  orgId: number;
+  teamId: number;
+  /** persona -> credential label -> token */
+  tokens: Record<Persona, Record<string, string>>;
+  /** The shared targets of the read and idempotent-write cases. */
+  orgMembershipId: number;
+  teamMembershipId: number;
+  roleId: string;
+}
+
+const credentialLabel = (c: Credential) => (c.kind === 'oauth' ? `oauth:${c.scope}` : c.kind);
+
+interface Endpoint {
+  name: string;
+  level: 'organization' | 'team';
+  minimumRole: RoleName;
+  /** Scope the route requires; null = names no scope. */
+  scope: string | null;
+  /** The OAuth scopes tried, each with whether it satisfies the route (ORG_ implies TEAM_; nothing else). */
+  tokenScopes: Array<[string, boolean]>;
+  /** Builds one request (preparing a fresh target when the case needs one). */
+  request(world: World, index: number): Promise<{ method: string; path: string; body?: unknown }>;
+  okStatus: number;
+}
+
+let system: TestSystem;
+let call: Call;
+const worlds = new Map<Pbac, World>();
+
+const ALL_SCOPES = [
+  'TEAM_MEMBERSHIP_READ',
+  'TEAM_MEMBERSHIP_WRITE',
+  'ORG_MEMBERSHIP_READ',
+  'ORG_MEMBERSHIP_WRITE',
+  'ORG_PROFILE_WRITE',
+];
+
+async function buildWorld(pbac: Pbac): Promise<World> {
+  const knex = system.stores.db.knex;
+  const orgId = await insertOrganization(knex, { pbacEnabled: pbac !== 'off' });
+  const teamId = await insertTeam(knex, orgId);
+  const customRoleId = await insertCustomRole(
+    knex,
+    orgId,
+    pbac === 'on-without-permission' ? ['booking.read', 'eventType.read'] : MEMBERSHIP_AND_ROLE_PERMISSIONS,
+  );
+  const users = await insertUsers(knex, PERSONAS.length + 2);
+  const byPersona = Object.fromEntries(PERSONAS.map((p, i) => [p, users[i]!])) as Record<
+    Persona,
+    (typeof users)[0]
+  >;
+  const rows = PERSONAS.flatMap((persona) => {
+    const userId = byPersona[persona].id;
+    const out = [];
+    const orgRole = ORG_ROLE[persona];
+    const teamRole = TEAM_ROLE[persona];
+    if (orgRole) out.push({ userId, organizationId: orgId, role: orgRole, customRoleId });
+    if (teamRole) out.push({ userId, teamId, role: teamRole, customRoleId });
+    return out;
+  });
+  await insertMemberships(knex, rows);
+  // Shared targets: a MEMBER of the organization who is also a MEMBER of the team.
+  const target = users[PERSONAS.length]!;
+  const [orgMembershipId, teamMembershipId] = await insertMemberships(knex, [
+    { userId: target.id, organizationId: orgId, role: 'MEMBER' },
+    { userId: target.id, teamId, role: 'MEMBER' },
+  ]);
+  const roleId = await insertCustomRole(knex, orgId, ['booking.read']);
+  const tokens = {} as Record<Persona, Record<string, string>>;
+  for (const persona of PERSONAS) {
+    const user = byPersona[persona];
+    const set: Record<string, string> = { apiKey: user.apiKey };
+    set['legacy'] = await createTestAccessToken(system.stores.tokenStore, {
+      userId: user.id,
+      legacy: true,
+      scopes: ['READ_PROFILE'],
+    });
+    for (const scope of ALL_SCOPES) {
+      set[`oauth:${scope}`] = await createTestAccessToken(system.stores.tokenStore, {
+        userId: user.id,
+        scopes: [scope],
+      });
+    }
+    tokens[persona] = set;
+  }
+  return {
+    pbac,
+    orgId,
+    teamId,
+    tokens,
+    orgMembershipId: orgMembershipId!,
+    teamMembershipId: teamMembershipId!,
+    roleId,
+  };
+}
+
+test.before(async () => {
+  system = await startTestSystem();
+  call = apiClient(system.url);
+  for (const pbac of PBAC_STATES) {
+    const world = await buildWorld(pbac);
+    worlds.set(pbac, world);
+    fresh.set(pbac, await prepareFresh(world));
+  }
+});
+
+test.after.always(async () => {
+  await system?.close();
+});
+
+/**
+ * Fresh targets for the cases that consume one (create: a user; delete: a membership or role),
+ * made in bulk before the requests run. Each endpoint runs 40 cases per world (32 for roles).
+ */
+interface Fresh {
+  users: number[];
+  orgMemberUsers: number[];
+  orgMemberships: number[];
+  teamMemberships: number[];
+  roles: string[];
+}
+const fresh = new Map<Pbac, Fresh>();
+
+async function prepareFresh(world: World): Promise<Fresh> {
+  const knex = system.stores.db.knex;
+  const perEndpoint = 40;
+  const users = (await insertUsers(knex, perEndpoint * 7, { withApiKeys: false })).map((u) => u.id);
+  const take = (n: number) => users.splice(0, n);
+  const plain = take(perEndpoint);
+  const orgMemberUsers = take(perEndpoint * 2);
+  const forOrgMemberships = take(perEndpoint);
+  const forTeamMemberships = take(perEndpoint * 2);
+  await insertMemberships(
+    knex,
+    orgMemberUsers.map((userId) => ({
+      userId,
+      organizationId: world.orgId,
+      role: 'MEMBER',
+      accepted: false,
+    })),
+  );
+  const orgMemberships = await insertMemberships(
+    knex,
+    forOrgMemberships.map((userId) => ({ userId, organizationId: world.orgId, role: 'MEMBER' })),
+  );
+  const teamMemberships = await insertMemberships(
+    knex,
+    forTeamMemberships.map((userId) => ({ userId, teamId: world.teamId, role: 'MEMBER' })),
+  );
+  const roles: string[] = [];
+  for (let i = 0; i < perEndpoint; i++) roles.push(await insertCustomRole(knex, world.orgId, []));
+  return { users: plain, orgMemberUsers, orgMemberships, teamMemberships, roles };
+}
+
+function next<T>(list: T[]): T {
+  const value = list.shift();
+  if (value === undefined) throw new Error('the matrix ran out of prepared targets');
+  return value;
+}
+
+const freshUser = async (world: World, orgMember: boolean) =>
+  next(orgMember ? fresh.get(world.pbac)!.orgMemberUsers : fresh.get(world.pbac)!.users);
+const freshMembership = async (world: World, parent: 'organization' | 'team') =>
+  next(
+    parent === 'organization'
+      ? fresh.get(world.pbac)!.orgMemberships
+      : fresh.get(world.pbac)!.teamMemberships,
+  );
+const freshRole = async (world: World) => next(fresh.get(world.pbac)!.roles);
+
+const MEMBERSHIP_FAMILIES = [
+  {
+    family: 'org memberships',
+    level: 'organization' as const,
+    base: (w: World) => `/v2/organizations/${w.orgId}/memberships`,
+    shared: (w: World) => w.orgMembershipId,
+    read: 'ORG_MEMBERSHIP_READ',
+    write: 'ORG_MEMBERSHIP_WRITE',
+    readScopes: [
+      ['ORG_MEMBERSHIP_READ', true],
+      ['ORG_MEMBERSHIP_WRITE', false],
+      ['TEAM_MEMBERSHIP_READ', false],
+    ] as Array<[string, boolean]>,
+    writeScopes: [
+      ['ORG_MEMBERSHIP_WRITE', true],
+      ['ORG_MEMBERSHIP_READ', false],
+      ['TEAM_MEMBERSHIP_WRITE', false],
+    ] as Array<[string, boolean]>,
+  },
+  ...(['org team memberships', 'team memberships'] as const).map((family) => ({
+    family,
+    level: 'team' as const,
+    base: (w: World) =>
+      family === 'team memberships'
+        ? `/v2/teams/${w.teamId}/memberships`
+        : `/v2/organizations/${w.orgId}/teams/${w.teamId}/memberships`,
+    shared: (w: World) => w.teamMembershipId,
+    read: 'TEAM_MEMBERSHIP_READ',
+    write: 'TEAM_MEMBERSHIP_WRITE',
+    readScopes: [
+      ['TEAM_MEMBERSHIP_READ', true],
+      ['ORG_MEMBERSHIP_READ', true],
+      ['TEAM_MEMBERSHIP_WRITE', false],
+    ] as Array<[string, boolean]>,
+    writeScopes: [
+      ['TEAM_MEMBERSHIP_WRITE', true],
+      ['ORG_MEMBERSHIP_WRITE', true],
+      ['TEAM_MEMBERSHIP_READ', false],
+    ] as Array<[string, boolean]>,
+  })),
+];
+
+const NO_SCOPE: Array<[string, boolean]> = [
+  ['ORG_MEMBERSHIP_WRITE', false],
+  ['ORG_PROFILE_WRITE', false],
+];
+
+const ENDPOINTS: Endpoint[] = [
+  ...MEMBERSHIP_FAMILIES.flatMap((f): Endpoint[] => [
+    {
+      name: `POST ${f.family}`,
+      level: f.level,
+      minimumRole: 'ADMIN',
+      scope: f.write,
+      tokenScopes: f.writeScopes,
+      okStatus: 201,
+      request: async (w) => ({
+        method: 'POST',
+        path: f.base(w),
+        body: { userId: await freshUser(w, f.level === 'team'), role: 'member', accepted: true },
+      }),
+    },
+    {
+      name: `GET ${f.family}`,
+      level: f.level,
+      minimumRole: 'MEMBER',
+      scope: f.read,
+      tokenScopes: f.readScopes,
+      okStatus: 200,
+      request: async (w) => ({ method: 'GET', path: `${f.base(w)}?skip=0&take=5` }),
+    },
+    {
+      name: `GET one of ${f.family}`,
+      level: f.level,
+      minimumRole: 'MEMBER',
+      scope: f.read,
+      tokenScopes: f.readScopes,
+      okStatus: 200,
+      request: async (w) => ({ method: 'GET', path: `${f.base(w)}/${f.shared(w)}` }),
+    },
+    {
+      name: `PATCH ${f.family}`,
+      level: f.level,
+      minimumRole: 'ADMIN',
+      scope: f.write,
+      tokenScopes: f.writeScopes,
+      okStatus: 200,
+      request: async (w) => ({
+        method: 'PATCH',
+        path: `${f.base(w)}/${f.shared(w)}`,
+        body: { accepted: true },
+      }),
+    },
+    {
+      name: `DELETE ${f.family}`,
+      level: f.level,
+      minimumRole: 'ADMIN',
+      scope: f.write,
+      tokenScopes: f.writeScopes,
+      okStatus: 200,
+      request: async (w) => ({ method: 'DELETE', path: `${f.base(w)}/${await freshMembership(w, f.level)}` }),
+    },
+  ]),
+  ...(
+    [
+      [
+        'POST roles',
+        'ADMIN',
+        201,
+        async (w: World, i: number) => ({
+          method: 'POST',
+          path: `/v2/organizations/${w.orgId}/roles`,
+          body: { name: `Matrix role ${i}`, permissions: ['booking.read'] },
+        }),
+      ],
+      [
+        'GET roles',
+        'MEMBER',
+        200,
+        async (w: World) => ({ method: 'GET', path: `/v2/organizations/${w.orgId}/roles` }),
+      ],
+      [
+        'GET one role',
+        'MEMBER',
+        200,
+        async (w: World) => ({ method: 'GET', path: `/v2/organizations/${w.orgId}/roles/${w.roleId}` }),
+      ],
+      [
+        'PATCH role',
+        'ADMIN',
+        200,
+        async (w: World) => ({
+          method: 'PATCH',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}`,
+          body: { description: 'matrix' },
+        }),
+      ],
+      [
+        'DELETE role',
+        'ADMIN',
+        200,
+        async (w: World) => ({
+          method: 'DELETE',
+          path: `/v2/organizations/${w.orgId}/roles/${await freshRole(w)}`,
+        }),
+      ],
+      [
+        'POST role permissions',
+        'ADMIN',
+        201,
+        async (w: World) => ({
+          method: 'POST',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
+          body: { permissions: ['booking.read', 'schedule.read'] },
+        }),
+      ],
+      [
+        'GET role permissions',
+        'MEMBER',
+        200,
+        async (w: World) => ({
+          method: 'GET',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
+        }),
+      ],
+      [
+        'PUT role permissions',
+        'ADMIN',
+        200,
+        async (w: World) => ({
+          method: 'PUT',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
+          body: { permissions: ['booking.read', 'schedule.read'] },
+        }),
+      ],
+      [
+        'DELETE role permissions',
+        'ADMIN',
+        200,
+        async (w: World) => ({
+          method: 'DELETE',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
+          body: { permissions: ['schedule.update'] },
+        }),
+      ],
+      [
+        'DELETE one role permission',
+        'ADMIN',
+        200,
+        async (w: World) => ({
+          method: 'DELETE',
+          path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions/booking.update`,
+        }),
+      ],
+    ] as const
+  ).map(
+    ([name, minimumRole, okStatus, request]): Endpoint => ({
+      name,
+      level: 'organization',
+      minimumRole,
+      scope: null,
+      tokenScopes: NO_SCOPE,
+      okStatus,
+      request,
+    }),
+  ),
+];
+
+interface Case {
+  pbac: Pbac;
+  persona: Persona;
+  credential: Credential;
+}
+
+function casesOf(endpoint: Endpoint): Case[] {
+  const credentials: Credential[] = [
+    { kind: 'apiKey' },
+    { kind: 'legacy' },
+    ...endpoint.tokenScopes.map(([scope]): Credential => ({ kind: 'oauth', scope })),
+  ];
+  return PBAC_STATES.flatMap((pbac) =>
+    PERSONAS.flatMap((persona) => credentials.map((credential) => ({ pbac, persona, credential }))),
+  );
+}
+
+type Expected = { status: number; message?: string; challenge?: string };
+
+function expected(endpoint: Endpoint, c: Case): Expected {
+  if (c.credential.kind === 'oauth') {
+    const scope = c.credential.scope;
+    if (endpoint.scope === null) {
+      return {
+        status: 403,
+        message: 'insufficient_scope: this endpoint is not available for third-party OAuth tokens',
+        challenge: 'Bearer error="insufficient_scope"',
+      };
+    }
+    const satisfies = endpoint.tokenScopes.find(([s]) => s === scope)![1];
+    if (!satisfies) {
+      return {
+        status: 403,
+        message: `insufficient_scope: token does not have the required scopes. Required: ${endpoint.scope}. Token has: ${scope}`,
+        challenge: 'Bearer error="insufficient_scope"',
+      };
+    }
+  }
+  return passesAccess(endpoint.level, endpoint.minimumRole, c.persona, c.pbac)
+    ? { status: endpoint.okStatus }
+    : { status: 403 };
+}
+
+for (const endpoint of ENDPOINTS) {
+  test(`matrix: ${endpoint.name}`, async (t) => {
+    const cases = casesOf(endpoint);
+    const results = await pool(cases, 6, async (c, index) => {
+      const world = worlds.get(c.pbac)!;
+      const request = await endpoint.request(world, index);
+      const token = world.tokens[c.persona][credentialLabel(c.credential)];
+      const response = await call(request.method, request.path, { token, body: request.body });
+      return { c, response };
+    });
+    const mismatches: string[] = [];
+    for (const { c, response } of results) {
+      const want = expected(endpoint, c);
+      const label = `${c.pbac} / ${c.persona} / ${credentialLabel(c.credential)}`;
+      const message: string | undefined = response.body?.error?.message;
+      if (response.status !== want.status) {
+        mismatches.push(`${label}: ${response.status} (${message ?? 'ok'}), expected ${want.status}`);
+      } else if (want.message !== undefined && message !== want.message) {
+        mismatches.push(
+          `${label}: message ${JSON.stringify(message)}, expected ${JSON.stringify(want.message)}`,
+        );
+      } else if (
+        want.challenge !== undefined &&
+        response.headers.get('www-authenticate') !== want.challenge
+      ) {
+        mismatches.push(`${label}: WWW-Authenticate ${response.headers.get('www-authenticate')}`);
+      } else if (want.status === 403 && response.body?.error?.code !== 'Forbidden') {
+        mismatches.push(`${label}: error code ${response.body?.error?.code}`);
+      }
+    }
+    t.deepEqual(mismatches, [], `${mismatches.length} of ${cases.length} cases differ`);
+  });
+}

@@ -1,0 +1,84 @@
+import { createServer } from 'node:http';
+import { createApiApp } from '@sched/api/app';
+import { type Database, openDatabase } from '@sched/db/connection';
+import type { Stores } from '@sched/db/stores';
+import { createRedisTokenStore } from '@sched/db/token-store/redis';
+import { createSqlTokenStore } from '@sched/db/token-store/sql';
+import type { TokenStore } from '@sched/db/token-store/types';
+import { createLogger } from '@sched/kit/logger';
+import type { Mailer } from '@sched/kit/mailer';
+import { Redis } from 'ioredis';
+import type { TestSystem } from '../../support/system.ts';
+
+export interface SecondApi {
+  url: string;
+  /** Token-store calls made by this API app, by method name (reset with `resetCounts`). */
+  storeCalls: Map<string, number>;
+  /** SQL statements this app ran (Postgres: its own pool; PGlite: the shared one, so run alone). */
+  queries(): number;
+  resetCounts(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A second resource-API app, as a second process would be: its own caches, its own Redis
+ * connection on the same key prefix and its own database pool on the same database (PGlite, being
+ * in-process, is shared). Its token store counts calls, to check one read per request.
+ */
+export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
+  const ownDb: Database | undefined = system.database.url
+    ? await openDatabase({ url: system.database.url })
+    : undefined;
+  const db = ownDb ?? system.stores.db;
+  const redis = system.redis
+    ? new Redis(system.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    : undefined;
+  if (redis) await redis.connect();
+  const inner = redis
+    ? createRedisTokenStore({ redis, prefix: system.redis!.prefix })
+    : createSqlTokenStore({ knex: db.knex });
+  const storeCalls = new Map<string, number>();
+  const tokenStore = new Proxy(inner, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        storeCalls.set(String(property), (storeCalls.get(String(property)) ?? 0) + 1);
+        return value.apply(target, args);
+      };
+    },
+  }) as TokenStore;
+  let queries = 0;
+  const onQuery = () => {
+    queries++;
+  };
+  db.knex.on('query', onQuery);
+  const stores: Stores = { db, tokenStore, redis, checks: [], close: async () => {} };
+  const logger = createLogger({ level: 'silent' });
+  const mailer: Mailer = { send: async () => {}, close: () => {} };
+  const app = createApiApp({
+    config: { ...system.config, cookieKeys: ['test-cookie-key-0123456789abcdefghijklmnop'] },
+    logger,
+    stores,
+    mailer,
+    close: async () => {},
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    storeCalls,
+    queries: () => queries,
+    resetCounts: () => {
+      storeCalls.clear();
+      queries = 0;
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      db.knex.off('query', onQuery);
+      redis?.disconnect();
+      await ownDb?.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import type { AccessTokenPayload, TokenStore } from '@sched/db/token-store/types';
+
+export interface TestAccessTokenOptions {
+  userId: number;
+  /** Granted scopes (space-separated in the record). */
+  scopes?: readonly string[];
+  /** Issued to a legacy client: scopes are not enforced (`extra.legacy`). */
+  legacy?: boolean;
+  clientId?: string;
+  grantId?: string;
+  /** Seconds until expiry (default 1800); zero or negative makes an already expired token. */
+  expiresIn?: number;
+}
+
+/**
+ * Writes an OAuth access-token record the way the authorization server does (model
+ * `AccessToken`, id = the opaque token value; docs/token-store.md) and returns the token.
+ */
+export async function createTestAccessToken(
+  store: TokenStore,
+  options: TestAccessTokenOptions,
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  const iat = Math.floor(Date.now() / 1000);
+  const expiresIn = options.expiresIn ?? 1800;
+  const payload: AccessTokenPayload = {
+    kind: 'AccessToken',
+    jti: token,
+    accountId: String(options.userId),
+    clientId: options.clientId ?? 'test-client',
+    scope: (options.scopes ?? []).join(' '),
+    iat,
+    exp: iat + expiresIn,
+    grantId: options.grantId ?? randomBytes(16).toString('base64url'),
+    gty: 'authorization_code',
+    extra: { legacy: options.legacy ?? false },
+  };
+  await store.upsert('AccessToken', token, payload, expiresIn);
+  return token;
+}
