@@ -41,8 +41,11 @@ export async function startSmtpServer() {
     async waitFor(to: string, predicate: (mail: ReceivedMail) => boolean = () => true, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
-        const found = received.find((mail) => mail.to.includes(to.toLowerCase()) || mail.to.includes(to));
-        if (found && predicate(found)) return found;
+        const address = to.toLowerCase();
+        const found = received.find(
+          (mail) => mail.to.some((r) => r.toLowerCase() === address) && predicate(mail),
+        );
+        if (found) return found;
         if (Date.now() > until) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);

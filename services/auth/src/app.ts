@@ -1,8 +1,18 @@
-import { errorEnvelope } from '@sched/kit/http/error-envelope';
+import { NotFoundError } from '@sched/kit/errors';
 import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
 import type { Runtime } from '@sched/runtime/runtime';
-import Koa from 'koa';
+import type Koa from 'koa';
+import type { Context, Next } from 'koa';
+import type { AuthDeps } from './deps.ts';
+import { authorizationRequest } from './endpoints/authorize.ts';
+import { discoveryDocument, isProviderRoute } from './endpoints/discovery.ts';
+import { revocationEndpoint } from './endpoints/revoke.ts';
+import { tokenEndpoint } from './endpoints/token.ts';
+import { pageRoutes } from './interaction/routes.ts';
+import { ClientDirectory } from './provider/clients.ts';
+import { createProvider } from './provider/create.ts';
+import { renderErrors } from './render-errors.ts';
 
 /** Path prefixes the authorization server answers; the gateway and the launcher route these here. */
 export const AUTH_PATH_PREFIXES = ['/auth/', '/.well-known/', '/v2/auth/oauth2/'] as const;
@@ -11,12 +21,42 @@ export function isAuthPath(path: string): boolean {
   return AUTH_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
-/** The authorization server as a Koa app (oidc-provider and the browser pages mount here). */
-export function createAuthApp(deps: Runtime): Koa {
-  const app = new Koa({ proxy: deps.config.trustProxy, keys: deps.config.cookieKeys });
-  app.silent = true;
-  app.use(requestContext('auth', deps.logger));
-  app.use(securityHeaders());
-  app.use(errorEnvelope());
-  return app;
+/** Only the routes we serve reach oidc-provider (no OpenID discovery, JWKS, logout, ...). */
+function onlyOurProviderRoutes() {
+  return async function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
+    if (!isProviderRoute(ctx.path)) throw new NotFoundError(`Nothing here: ${ctx.method} ${ctx.path}`);
+    await next();
+  };
+}
+
+/**
+ * The authorization server as a Koa app: oidc-provider (itself a Koa app) with our pages and
+ * endpoint wrappers mounted in front of its router.
+ */
+export function createAuthApp(runtime: Runtime): Koa {
+  const clients = new ClientDirectory(runtime.stores.db.knex, runtime.stores.tokenStore);
+  const loadClient = clients.load;
+  const provider = createProvider(runtime, loadClient);
+  const issuer = runtime.config.appUrl;
+  const deps: AuthDeps = {
+    runtime,
+    provider,
+    issuer,
+    clients,
+    loadClient,
+    csrf: { keys: runtime.config.cookieKeys, secure: new URL(issuer).protocol === 'https:' },
+  };
+  const pages = pageRoutes(deps);
+
+  provider.silent = true;
+  provider.use(requestContext('auth', runtime.logger));
+  provider.use(securityHeaders());
+  provider.use(renderErrors(issuer));
+  provider.use(pages.routes());
+  provider.use(onlyOurProviderRoutes());
+  provider.use(authorizationRequest(deps));
+  provider.use(tokenEndpoint(deps));
+  provider.use(revocationEndpoint(deps));
+  provider.use(discoveryDocument());
+  return provider;
 }

@@ -3,7 +3,9 @@ import { schedulingRoutes } from './scheduling/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiKeyRoutes } from './api-keys/index.ts';
 import { meRoutes } from './me/index.ts';
+import { managedUserRoutes } from './managed-users/index.ts';
 import { membershipRoutes } from './memberships/index.ts';
+import { oauthClientRoutes } from './oauth-clients/index.ts';
 import { rolePermissionRoutes } from './role-permissions/index.ts';
 import { roleRoutes } from './roles/index.ts';
 import { teamRoutes } from './teams/index.ts';
@@ -21,4 +23,6 @@ export const routes: readonly AnyRoute[] = [
   ...roleRoutes,
   ...rolePermissionRoutes,
   ...adminRoutes,
+  ...oauthClientRoutes,
+  ...managedUserRoutes,
 ];

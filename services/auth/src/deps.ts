@@ -1,0 +1,16 @@
+import type { Runtime } from '@sched/runtime/runtime';
+import type Provider from 'oidc-provider';
+import type { CsrfOptions } from './http/csrf.ts';
+import type { ClientDirectory, ClientLoader } from './provider/clients.ts';
+
+/** What the endpoints and pages of the authorization server work with. */
+export interface AuthDeps {
+  runtime: Runtime;
+  provider: Provider;
+  /** The issuer identifier: APP_URL. */
+  issuer: string;
+  clients: ClientDirectory;
+  /** `clients.load`: the request's client, resolved once per request. */
+  loadClient: ClientLoader;
+  csrf: CsrfOptions;
+}

@@ -1,0 +1,104 @@
+import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
+import { parseScopeParameter } from '@sched/policy/scopes';
+import { BadRequestError } from '@sched/kit/errors';
+import type { Context, Next } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { AuthorizationPageError, AuthorizationRedirectError } from '../errors.ts';
+import { singleQueryValue } from '../http/params.ts';
+import { PATHS } from '../paths.ts';
+import { providerScopeParameter } from '../provider/scopes.ts';
+
+const PAGE = {
+  clientIdMissing: () =>
+    new AuthorizationPageError(
+      'Unknown application',
+      'The request does not name an application (client_id is missing).',
+    ),
+  unknownClient: () =>
+    new AuthorizationPageError('Unknown application', 'No application is registered with this client_id.'),
+  pending: () =>
+    new AuthorizationPageError(
+      'Application not approved yet',
+      'This application is waiting for review and cannot be used yet.',
+    ),
+  rejected: () =>
+    new AuthorizationPageError(
+      'Application not approved',
+      'This application was rejected during review and cannot be used.',
+    ),
+  redirectUri: () =>
+    new AuthorizationPageError(
+      'Invalid redirect address',
+      'The redirect_uri of this request is not one of the addresses registered for this application.',
+    ),
+  scopeRequired: (message: string) => new AuthorizationPageError('Missing permissions', message),
+  pkceRequired: () =>
+    new AuthorizationPageError(
+      'Missing code challenge',
+      'code_challenge is required for this application (public clients must use PKCE with S256).',
+    ),
+};
+
+/**
+ * GET /auth/oauth2/authorize, checked before oidc-provider sees it (contract §5): errors shown on
+ * the page (unknown client, not approved, unregistered redirect_uri, missing scope, missing PKCE
+ * challenge of a public client) and errors redirected to the client (unknown scope ->
+ * invalid_scope, scope not enabled on the client -> invalid_request). The request is then
+ * normalised for the provider: response_type defaults to `code`, code_challenge_method to S256,
+ * comma-separated scopes become space-separated.
+ */
+export function authorizationRequest(deps: AuthDeps) {
+  return async function authorizationRequestMiddleware(ctx: Context, next: Next) {
+    if (ctx.path !== PATHS.authorize || ctx.method !== 'GET') return next();
+    // Every parameter ends up in stored JSON; NUL cannot be stored (Postgres jsonb) nor mean anything.
+    if (ctx.querystring.includes('%00') || ctx.querystring.includes('\u0000')) {
+      throw new BadRequestError('The request contains a NUL character.');
+    }
+
+    const clientId = singleQueryValue(ctx, 'client_id');
+    if (!clientId) throw PAGE.clientIdMissing();
+    const client = await deps.loadClient(ctx.state, clientId);
+    if (!client) throw PAGE.unknownClient();
+    if (client.reviewStatus === 'PENDING') throw PAGE.pending();
+    if (client.reviewStatus === 'REJECTED') throw PAGE.rejected();
+    const redirectUri = singleQueryValue(ctx, 'redirect_uri');
+    if (!redirectUri || !client.redirectUris.includes(redirectUri)) throw PAGE.redirectUri();
+
+    const state = singleQueryValue(ctx, 'state');
+    const codeChallenge = singleQueryValue(ctx, 'code_challenge');
+    const checked = checkAuthorizationScopes({
+      requested: parseScopeParameter(singleQueryValue(ctx, 'scope')),
+      clientScopes: client.scopes,
+      legacyClient: client.isLegacy,
+    });
+    if (!checked.ok && checked.error === 'scope_required') throw PAGE.scopeRequired(checked.description);
+    if (client.clientType === 'public' && !codeChallenge) throw PAGE.pkceRequired();
+    if (!checked.ok)
+      throw new AuthorizationRedirectError(redirectUri, state, checked.error, checked.description);
+    const responseType = singleQueryValue(ctx, 'response_type');
+    if (responseType !== undefined && responseType !== 'code') {
+      throw new AuthorizationRedirectError(
+        redirectUri,
+        state,
+        'unsupported_response_type',
+        'response_type must be code',
+      );
+    }
+    const responseMode = singleQueryValue(ctx, 'response_mode');
+    if (responseMode !== undefined && responseMode !== 'query') {
+      throw new AuthorizationRedirectError(
+        redirectUri,
+        state,
+        'invalid_request',
+        'response_mode must be query',
+      );
+    }
+
+    const query = { ...ctx.query };
+    query.response_type ??= 'code';
+    query.scope = providerScopeParameter(checked.scopes);
+    if (codeChallenge) query.code_challenge_method ??= 'S256';
+    ctx.query = query;
+    await next();
+  };
+}

@@ -1,0 +1,95 @@
+import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
+import { OAuthError } from '../errors.ts';
+import type { Params } from '../http/params.ts';
+import { secretMatches } from '../provider/clients.ts';
+import { tokenErrors } from './token-errors.ts';
+
+/** Who the request says it is: client_id and secret from HTTP Basic or from the body (RFC 6749 §2.3.1). */
+export interface PresentedClient {
+  clientId: string | undefined;
+  secret: string | undefined;
+  /** HTTP Basic was used: 401 answers then carry a `WWW-Authenticate: Basic` challenge. */
+  basic: boolean;
+}
+
+function decodeBasicPart(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, '%20'));
+  } catch {
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'client credentials in the Authorization header are not properly encoded',
+    );
+  }
+}
+
+function parseBasic(header: string): { clientId: string; secret: string } {
+  const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header.trim());
+  if (!match) throw new OAuthError(400, 'invalid_request', 'Authorization header must use the Basic scheme');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon === -1)
+    throw new OAuthError(400, 'invalid_request', 'Authorization header must carry client_id:client_secret');
+  return {
+    clientId: decodeBasicPart(decoded.slice(0, colon)),
+    secret: decodeBasicPart(decoded.slice(colon + 1)),
+  };
+}
+
+export function presentedClient(authorization: string, params: Params): PresentedClient {
+  if (!authorization) {
+    return {
+      clientId: params.client_id || undefined,
+      secret: params.client_secret || undefined,
+      basic: false,
+    };
+  }
+  const basic = parseBasic(authorization);
+  if (params.client_secret) {
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'client authentication must only be provided using one mechanism',
+    );
+  }
+  if (params.client_id && params.client_id !== basic.clientId) {
+    throw new OAuthError(
+      400,
+      'invalid_request',
+      'client_id in the body differs from the Authorization header',
+    );
+  }
+  return { clientId: basic.clientId || undefined, secret: basic.secret || undefined, basic: true };
+}
+
+export const basicChallenge = (
+  issuer: string,
+  presented: PresentedClient,
+): Record<string, string> | undefined =>
+  presented.basic ? { 'WWW-Authenticate': `Basic realm="${issuer}"` } : undefined;
+
+/**
+ * The contract's client checks, in order: the client exists; a confidential client proves one of its
+ * active secrets (a public client presents none); the client is APPROVED (unless `anyReviewStatus`:
+ * revoking tokens stays possible while a client is back in review).
+ */
+export function authenticateClient(
+  client: OAuthClientWithSecrets | null,
+  presented: PresentedClient,
+  challenge: Record<string, string> | undefined,
+  options: { anyReviewStatus?: boolean } = {},
+): OAuthClientWithSecrets {
+  if (!client) throw tokenErrors.clientNotFound(challenge);
+  const confidential = client.clientType === 'confidential';
+  if (confidential && (!presented.secret || !secretMatches(presented.secret, client.activeSecretHashes))) {
+    throw tokenErrors.invalidClientCredentials(challenge);
+  }
+  if (!confidential && (presented.secret !== undefined || presented.basic)) {
+    throw tokenErrors.invalidClientCredentials(challenge);
+  }
+  if (options.anyReviewStatus) return client;
+  if (client.reviewStatus === 'PENDING') throw tokenErrors.clientNotApproved();
+  if (client.reviewStatus === 'REJECTED') throw tokenErrors.clientRejected();
+  return client;
+}

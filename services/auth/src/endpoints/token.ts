@@ -1,0 +1,92 @@
+import { clientVersionKey } from '@sched/db/queries/oauth-clients';
+import type { Context, Next } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { type Params, readParams } from '../http/params.ts';
+import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { replayAsForm } from '../http/replay-body.ts';
+import { PATHS } from '../paths.ts';
+import { deferTokenWrites, flushTokenWrites, prefetched, wellFormed } from '../provider/adapter.ts';
+import { withoutInternalScopes } from '../provider/scopes.ts';
+import { authenticateClient, basicChallenge, presentedClient } from './client-auth.ts';
+import { fromProviderFailure, GRANT_TYPES, tokenErrors } from './token-errors.ts';
+
+/**
+ * The client of the request. For a refresh, the refresh token and the client's cache version come
+ * in one token-store read, and the record is handed on to oidc-provider so it does not read it again.
+ */
+async function resolveClient(deps: AuthDeps, ctx: Context, clientId: string, params: Params) {
+  const refreshToken = params.refresh_token;
+  if (params.grant_type !== 'refresh_token' || !wellFormed(refreshToken))
+    return deps.loadClient(ctx.state, clientId);
+  const { record, versions } = await deps.runtime.stores.tokenStore.findWithVersions(
+    'RefreshToken',
+    refreshToken,
+    [clientVersionKey(clientId)],
+  );
+  prefetched(ctx.state, 'RefreshToken', refreshToken, record);
+  return deps.clients.remember(ctx.state, clientId, versions[0] ?? 0);
+}
+
+/**
+ * POST /v2/auth/oauth2/token in front of oidc-provider: reads JSON or form bodies, applies the
+ * contract's checks in its order (client_id, grant_type, rate limit, client, secret, approval),
+ * then lets the provider run the grant and reshapes its answer: the contract's success body, or
+ * its error table.
+ */
+export function tokenEndpoint(deps: AuthDeps) {
+  const store = deps.runtime.stores.tokenStore;
+  return async function tokenEndpointMiddleware(ctx: Context, next: Next) {
+    if (ctx.path !== PATHS.token || ctx.method !== 'POST') return next();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+
+    const params = await readParams(ctx, { json: true });
+    const presented = presentedClient(ctx.get('authorization'), params);
+    if (!presented.clientId) throw tokenErrors.clientIdRequired();
+    const grantType = params.grant_type;
+    if (!grantType) throw tokenErrors.unsupportedGrantType();
+    if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw tokenErrors.unsupportedGrantType();
+
+    // The rate-limit count and the client (with the refresh token) are read side by side; a request
+    // over the limit is refused before the client is authenticated all the same.
+    const [, client] = await Promise.all([
+      enforceLimit(store, rateKeys.tokenClient(presented.clientId), LIMITS.tokenPerClient, 'token requests'),
+      resolveClient(deps, ctx, presented.clientId, params),
+    ]);
+    authenticateClient(client, presented, basicChallenge(deps.issuer, presented));
+
+    // Refreshing keeps the scopes of the original authorization; they are not re-requested.
+    if (grantType === 'refresh_token') delete params.scope;
+    replayAsForm(ctx, params);
+
+    deferTokenWrites(ctx.state);
+    try {
+      await next();
+    } finally {
+      await flushTokenWrites(ctx.state);
+    }
+
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (ctx.status === 200 && body && typeof body.access_token === 'string') {
+      ctx.body = {
+        access_token: body.access_token,
+        refresh_token: body.refresh_token,
+        token_type: 'bearer',
+        expires_in: body.expires_in,
+        scope: withoutInternalScopes(typeof body.scope === 'string' ? body.scope : ''),
+      };
+      return;
+    }
+    const failure = ctx.state.oauthFailure as { error_detail?: string } | undefined;
+    throw fromProviderFailure(
+      {
+        status: ctx.status,
+        error: typeof body?.error === 'string' ? body.error : 'server_error',
+        description: typeof body?.error_description === 'string' ? body.error_description : undefined,
+        detail: failure?.error_detail,
+      },
+      grantType,
+      basicChallenge(deps.issuer, presented),
+    );
+  };
+}

@@ -1,0 +1,77 @@
+import type { TokenStore } from '@sched/db/token-store/types';
+import { RateLimitedError } from '@sched/kit/errors';
+import { sha256Hex } from '@sched/kit/secrets';
+
+export interface Limit {
+  max: number;
+  windowSeconds: number;
+}
+
+/**
+ * Limits kept in the token store (Redis, or the database when embedded), so every replica counts
+ * together. Request limits count every request; sign-in limits count failed attempts only and,
+ * once reached, lock the account or address until the window ends (a correct password does not
+ * get through a lock either, so guessing stays bounded).
+ */
+export const LIMITS = {
+  /** Token endpoint, per client id (before authentication, so guessing secrets is bounded too). */
+  tokenPerClient: { max: 1200, windowSeconds: 60 },
+  /** Revocation endpoint, per client id. */
+  revokePerClient: { max: 600, windowSeconds: 60 },
+  /** Failed sign-ins per account (the e-mail typed, case-insensitive). */
+  signInFailuresPerAccount: { max: 10, windowSeconds: 15 * 60 },
+  /** Failed sign-ins per client IP address. */
+  signInFailuresPerIp: { max: 50, windowSeconds: 15 * 60 },
+  /** Account creation, per client IP address. */
+  signUpPerIp: { max: 20, windowSeconds: 60 * 60 },
+} as const satisfies Record<string, Limit>;
+
+/** Counter keys: identifiers that may be personal (e-mails) are hashed. */
+export const rateKeys = {
+  tokenClient: (clientId: string) => `token:client:${sha256Hex(clientId).slice(0, 32)}`,
+  revokeClient: (clientId: string) => `revoke:client:${sha256Hex(clientId).slice(0, 32)}`,
+  signInAccount: (email: string) => `signin:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
+  signInIp: (ip: string) => `signin:ip:${ip}`,
+  signUpIp: (ip: string) => `signup:ip:${ip}`,
+};
+
+/** Token-store model of sign-in locks: id = SHA-256 of the counter key, expiring with the window. */
+export const LOCK_MODEL = 'SignInLock';
+
+function describeWait(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
+const limited = (seconds: number, what: string) =>
+  new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`);
+
+/** Counts one request; throws RateLimitedError (429 with Retry-After) once over the limit. */
+export async function enforceLimit(
+  store: TokenStore,
+  key: string,
+  limit: Limit,
+  what: string,
+): Promise<void> {
+  const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
+  if (count > limit.max) throw limited(resetInSeconds, what);
+}
+
+/** Throws RateLimitedError while `key` is locked by too many failures. */
+export async function assertNotLocked(store: TokenStore, key: string, what: string): Promise<void> {
+  const lock = await store.find<{ until: number }>(LOCK_MODEL, sha256Hex(key));
+  if (lock) throw limited(Math.max(1, Math.ceil(lock.until - Date.now() / 1000)), what);
+}
+
+/** Counts one failure; the one that reaches the limit locks `key` for the rest of the window. */
+export async function countFailure(store: TokenStore, key: string, limit: Limit): Promise<void> {
+  const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
+  if (count >= limit.max) {
+    await store.upsert(
+      LOCK_MODEL,
+      sha256Hex(key),
+      { until: Date.now() / 1000 + resetInSeconds },
+      resetInSeconds,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { rememberConsent } from '@sched/db/queries/consents';
+import { findUserById } from '@sched/db/queries/users';
+import { BadRequestError } from '@sched/kit/errors';
+import type { Context } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { InteractionExpiredError } from '../errors.ts';
+import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
+import { readParams } from '../http/params.ts';
+import { consentPage } from '../pages/consent.ts';
+import { sendPage } from '../pages/layout.ts';
+import { interactionPath } from '../paths.ts';
+import { createGrant } from '../provider/grants.ts';
+import { scopeList } from '../provider/scopes.ts';
+import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+
+async function loadParties(deps: AuthDeps, ctx: Context, interaction: Interaction) {
+  const { clientId, scope } = requestOf(interaction);
+  const accountId = interaction.session?.accountId;
+  const client = await deps.loadClient(ctx.state, clientId);
+  const user = accountId ? await findUserById(deps.runtime.stores.db.knex, Number(accountId)) : null;
+  if (!client || !user || !accountId) throw new InteractionExpiredError();
+  return { client, user, accountId, scope };
+}
+
+export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: Interaction): Promise<void> {
+  const { client, user, scope } = await loadParties(deps, ctx, interaction);
+  sendPage(
+    ctx,
+    200,
+    `Allow ${client.name}`,
+    consentPage({
+      uid: interaction.uid,
+      csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
+      client,
+      account: user.email,
+      scopes: scopeList(scope),
+    }),
+  );
+}
+
+/**
+ * POST /auth/interaction/:uid/consent with decision=allow|deny. Allow creates this authorization's
+ * grant (legacy status recorded), remembers the consent for the user, client and scopes, and returns
+ * to the authorization request, which redirects to the client with the code. Deny returns
+ * access_denied to the client.
+ */
+export function consent(deps: AuthDeps) {
+  return async function consentHandler(ctx: Context) {
+    const interaction = await currentInteraction(deps, ctx);
+    const form = await readParams(ctx, { json: false });
+    verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
+    if (interaction.prompt.name !== 'consent') return seeOther(ctx, interactionPath(interaction.uid));
+
+    if (form.decision === 'deny') {
+      const denied = { error: 'access_denied', error_description: 'The user denied the request' };
+      return finishInteraction(deps, ctx, denied, false);
+    }
+    if (form.decision !== 'allow') throw new BadRequestError('Choose Allow or Deny.');
+
+    const { client, accountId, scope } = await loadParties(deps, ctx, interaction);
+    const grant = await createGrant(deps.provider, {
+      accountId,
+      clientId: client.id,
+      scope,
+      legacy: client.isLegacy,
+    });
+    await rememberConsent(deps.runtime.stores.db.knex, Number(accountId), client.id, scopeList(scope));
+    await finishInteraction(deps, ctx, { consent: { grantId: grant.jti } }, true);
+  };
+}

@@ -1,0 +1,55 @@
+import type { Context } from 'koa';
+import type { InteractionResults } from 'oidc-provider';
+import type { AuthDeps } from '../deps.ts';
+import { InteractionExpiredError } from '../errors.ts';
+
+export type Interaction = Awaited<ReturnType<AuthDeps['provider']['interactionDetails']>>;
+
+/**
+ * The interaction (one authorization request's sign-in and consent) this browser is in, checked
+ * against the uid in the path. Its cookie is HttpOnly, signed and scoped to the interaction's path,
+ * so another browser or another interaction cannot use it.
+ */
+export async function currentInteraction(deps: AuthDeps, ctx: Context): Promise<Interaction> {
+  let interaction: Interaction;
+  try {
+    interaction = await deps.provider.interactionDetails(ctx.req, ctx.res);
+  } catch {
+    throw new InteractionExpiredError();
+  }
+  if (interaction.uid !== (ctx as Context & { params?: { uid?: string } }).params?.uid) {
+    throw new InteractionExpiredError();
+  }
+  return interaction;
+}
+
+/** Ends the step with `result` and sends the browser back to the authorization request (303). */
+export async function finishInteraction(
+  deps: AuthDeps,
+  ctx: Context,
+  result: InteractionResults,
+  mergeWithLastSubmission: boolean,
+): Promise<void> {
+  let returnTo: string;
+  try {
+    returnTo = await deps.provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
+  } catch {
+    throw new InteractionExpiredError();
+  }
+  seeOther(ctx, returnTo);
+}
+
+export function seeOther(ctx: Context, location: string): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.status = 303;
+  ctx.redirect(location);
+}
+
+/** The client id and requested scope of the interaction's authorization request. */
+export function requestOf(interaction: Interaction): { clientId: string; scope: string } {
+  const { client_id: clientId, scope } = interaction.params as { client_id?: unknown; scope?: unknown };
+  return {
+    clientId: typeof clientId === 'string' ? clientId : '',
+    scope: typeof scope === 'string' ? scope : '',
+  };
+}

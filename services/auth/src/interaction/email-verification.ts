@@ -1,0 +1,49 @@
+import type { User } from '@sched/db/queries/users';
+import { randomToken, sha256Hex } from '@sched/kit/secrets';
+import type { AuthDeps } from '../deps.ts';
+import { html } from '../pages/html.ts';
+import { PATHS } from '../paths.ts';
+
+/**
+ * E-mail verification links. The link carries a random 256-bit token; the token store keeps only
+ * its SHA-256 (model EMAIL_VERIFICATION_MODEL, 24 hours), and using it is atomic and single-use.
+ */
+export const EMAIL_VERIFICATION_MODEL = 'EmailVerification';
+export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 60 * 60;
+
+export interface EmailVerificationRecord {
+  userId: number;
+  email: string;
+  [field: string]: unknown;
+}
+
+export async function sendVerificationEmail(deps: AuthDeps, user: User): Promise<void> {
+  const token = randomToken(32);
+  const record: EmailVerificationRecord = { userId: user.id, email: user.email };
+  await deps.runtime.stores.tokenStore.upsert(
+    EMAIL_VERIFICATION_MODEL,
+    sha256Hex(token),
+    record,
+    EMAIL_VERIFICATION_TTL_SECONDS,
+  );
+  const link = `${deps.issuer}${PATHS.verifyEmail}?token=${encodeURIComponent(token)}`;
+  const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
+  await deps.runtime.mailer.send({
+    to: user.email,
+    subject: 'Verify your email address',
+    text: [
+      greeting,
+      '',
+      'Thanks for creating your Scheduling account. Confirm your email address by opening this link:',
+      '',
+      link,
+      '',
+      'The link works for 24 hours. If you did not create an account, ignore this message.',
+    ].join('\n'),
+    html: html`<p>${greeting}</p>
+<p>Thanks for creating your Scheduling account. Confirm your email address:</p>
+<p><a href="${link}">Verify my email address</a></p>
+<p>Or paste this link into your browser:<br>${link}</p>
+<p>The link works for 24 hours. If you did not create an account, ignore this message.</p>`.value,
+  });
+}

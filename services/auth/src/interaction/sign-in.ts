@@ -1,0 +1,78 @@
+import { verifyUserPassword } from '@sched/db/queries/users';
+import type { Context } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
+import { readParams } from '../http/params.ts';
+import { assertNotLocked, countFailure, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { sendPage } from '../pages/layout.ts';
+import { signInPage } from '../pages/sign-in.ts';
+import { interactionPath } from '../paths.ts';
+import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+
+const MAX_EMAIL = 254;
+const MAX_PASSWORD = 1024;
+
+export async function renderSignIn(
+  deps: AuthDeps,
+  ctx: Context,
+  interaction: Interaction,
+  options: { status?: number; email?: string; error?: string } = {},
+): Promise<void> {
+  const client = await deps.loadClient(ctx.state, requestOf(interaction).clientId);
+  sendPage(
+    ctx,
+    options.status ?? 200,
+    'Sign in',
+    signInPage({
+      uid: interaction.uid,
+      csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
+      clientName: client?.name,
+      ...(options.email !== undefined ? { email: options.email } : {}),
+      ...(options.error !== undefined ? { error: options.error } : {}),
+    }),
+  );
+}
+
+/**
+ * POST /auth/interaction/:uid/signin. Failed attempts are counted per account and per IP address;
+ * a locked account or address gets 429 before any password is checked. A wrong e-mail and a wrong
+ * password get the same answer.
+ */
+export function signIn(deps: AuthDeps) {
+  const store = deps.runtime.stores.tokenStore;
+  return async function signInHandler(ctx: Context) {
+    const interaction = await currentInteraction(deps, ctx);
+    const form = await readParams(ctx, { json: false });
+    verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
+    if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
+
+    const email = (form.email ?? '').trim();
+    const password = form.password ?? '';
+    if (email === '' || password === '') {
+      return renderSignIn(deps, ctx, interaction, {
+        status: 400,
+        email,
+        error: 'Enter your email and password.',
+      });
+    }
+    const ipKey = rateKeys.signInIp(ctx.ip);
+    const accountKey = rateKeys.signInAccount(email);
+    await assertNotLocked(store, ipKey, 'failed sign-ins from your network');
+    await assertNotLocked(store, accountKey, 'failed sign-ins for this account');
+
+    const user =
+      email.length <= MAX_EMAIL && password.length <= MAX_PASSWORD
+        ? await verifyUserPassword(deps.runtime.stores.db.knex, email, password)
+        : null;
+    if (!user) {
+      await countFailure(store, ipKey, LIMITS.signInFailuresPerIp);
+      await countFailure(store, accountKey, LIMITS.signInFailuresPerAccount);
+      return renderSignIn(deps, ctx, interaction, {
+        status: 401,
+        email,
+        error: 'Incorrect email or password.',
+      });
+    }
+    await finishInteraction(deps, ctx, { login: { accountId: String(user.id) } }, false);
+  };
+}

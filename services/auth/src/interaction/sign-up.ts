@@ -1,0 +1,119 @@
+import { createUser } from '@sched/db/queries/users';
+import { ConflictError } from '@sched/kit/errors';
+import type { Context } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
+import { type Params, readParams } from '../http/params.ts';
+import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { sendPage } from '../pages/layout.ts';
+import { type SignUpField, type SignUpView, signUpPage } from '../pages/sign-up.ts';
+import { interactionPath } from '../paths.ts';
+import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+import { sendVerificationEmail } from './email-verification.ts';
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const USERNAME = /^[a-z0-9][a-z0-9._-]{1,39}$/;
+const CONTROL = /\p{Cc}/u;
+
+interface SignUpInput {
+  name: string;
+  email: string;
+  username: string;
+  password: string;
+}
+
+type FieldErrors = Partial<Record<SignUpField, string>>;
+
+function validate(form: Params): { input: SignUpInput; errors: FieldErrors } {
+  const input = {
+    name: (form.name ?? '').trim(),
+    email: (form.email ?? '').trim(),
+    username: (form.username ?? '').trim().toLowerCase(),
+    password: form.password ?? '',
+  };
+  const errors: FieldErrors = {};
+  if (input.name === '' || input.name.length > 100 || CONTROL.test(input.name)) {
+    errors.name = 'Enter your name (up to 100 characters).';
+  }
+  if (!EMAIL.test(input.email) || input.email.length > 254 || CONTROL.test(input.email)) {
+    errors.email = 'Enter a valid email address.';
+  }
+  if (!USERNAME.test(input.username)) {
+    errors.username =
+      'Use 2 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.';
+  }
+  if (input.password.length < 8 || input.password.length > 256) {
+    errors.password = 'Use at least 8 characters (at most 256).';
+  }
+  return { input, errors };
+}
+
+async function renderSignUp(
+  deps: AuthDeps,
+  ctx: Context,
+  interaction: Interaction,
+  status: number,
+  extra: Pick<SignUpView, 'values' | 'errors' | 'error'> = {},
+): Promise<void> {
+  const client = await deps.loadClient(ctx.state, requestOf(interaction).clientId);
+  const view: SignUpView = {
+    uid: interaction.uid,
+    csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
+    clientName: client?.name,
+    ...extra,
+  };
+  sendPage(ctx, status, 'Create account', signUpPage(view));
+}
+
+/** GET /auth/interaction/:uid/signup */
+export function showSignUp(deps: AuthDeps) {
+  return async function showSignUpHandler(ctx: Context) {
+    const interaction = await currentInteraction(deps, ctx);
+    if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
+    await renderSignUp(deps, ctx, interaction, 200);
+  };
+}
+
+/**
+ * POST /auth/interaction/:uid/signup: creates the user (with the default schedule), sends the
+ * verification e-mail through the mailer, signs the new user in and continues the authorization.
+ * A mail failure does not undo the account: it is logged, and a new link can be requested later.
+ */
+export function signUp(deps: AuthDeps) {
+  const store = deps.runtime.stores.tokenStore;
+  return async function signUpHandler(ctx: Context) {
+    const interaction = await currentInteraction(deps, ctx);
+    const form = await readParams(ctx, { json: false });
+    verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
+    if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
+
+    const { input, errors } = validate(form);
+    const values = { name: input.name, email: input.email, username: input.username };
+    if (Object.keys(errors).length > 0) return renderSignUp(deps, ctx, interaction, 400, { values, errors });
+    await enforceLimit(
+      store,
+      rateKeys.signUpIp(ctx.ip),
+      LIMITS.signUpPerIp,
+      'accounts created from your network',
+    );
+
+    let user: Awaited<ReturnType<typeof createUser>>;
+    try {
+      user = await createUser(deps.runtime.stores.db.knex, input);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      const field = (error.details as Array<{ field: string }> | undefined)?.[0]?.field;
+      const conflict: FieldErrors =
+        field === 'username'
+          ? { username: 'This username is taken.' }
+          : { email: 'An account with this email already exists. Sign in instead.' };
+      return renderSignUp(deps, ctx, interaction, 409, { values, errors: conflict });
+    }
+    try {
+      await sendVerificationEmail(deps, user);
+    } catch (error) {
+      ctx.state.log?.warn({ err: error, userId: user.id }, 'verification e-mail not sent');
+    }
+    await finishInteraction(deps, ctx, { login: { accountId: String(user.id) } }, false);
+  };
+}

@@ -1,0 +1,32 @@
+import { CSRF_FIELD } from '../http/csrf.ts';
+import { interactionPath } from '../paths.ts';
+import { html, type SafeHtml } from './html.ts';
+
+export interface SignInView {
+  uid: string;
+  csrf: string;
+  clientName: string | undefined;
+  email?: string;
+  error?: string;
+}
+
+export function signInPage(view: SignInView): SafeHtml {
+  const errorId = 'signin-error';
+  const described = view.error ? errorId : undefined;
+  return html`<h1>Sign in</h1>
+<p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : 'to continue'}</p>
+${view.error ? html`<div class="alert alert-error" role="alert" id="${errorId}">${view.error}</div>` : ''}
+<form method="post" action="${interactionPath(view.uid, 'signin')}" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<div class="field">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required autofocus value="${view.email ?? ''}"${described ? html` aria-describedby="${described}"` : ''}>
+</div>
+<div class="field">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${described ? html` aria-describedby="${described}"` : ''}>
+</div>
+<button type="submit" class="primary block">Sign in</button>
+</form>
+<p class="alt">New here? <a href="${interactionPath(view.uid, 'signup')}">Create account</a></p>`;
+}

@@ -1,0 +1,62 @@
+import { CSRF_FIELD } from '../http/csrf.ts';
+import { interactionPath } from '../paths.ts';
+import { html, type SafeHtml } from './html.ts';
+
+export type SignUpField = 'name' | 'email' | 'username' | 'password';
+
+export interface SignUpView {
+  uid: string;
+  csrf: string;
+  clientName: string | undefined;
+  values?: Partial<Record<Exclude<SignUpField, 'password'>, string>>;
+  errors?: Partial<Record<SignUpField, string>>;
+  error?: string;
+}
+
+const FIELDS: Array<{ name: SignUpField; label: string; type: string; autocomplete: string; hint?: string }> =
+  [
+    { name: 'name', label: 'Name', type: 'text', autocomplete: 'name' },
+    { name: 'email', label: 'Email', type: 'email', autocomplete: 'email' },
+    {
+      name: 'username',
+      label: 'Username',
+      type: 'text',
+      autocomplete: 'username',
+      hint: '2 to 40 letters, digits, dots, dashes or underscores',
+    },
+    {
+      name: 'password',
+      label: 'Password',
+      type: 'password',
+      autocomplete: 'new-password',
+      hint: 'At least 8 characters',
+    },
+  ];
+
+function field(view: SignUpView, spec: (typeof FIELDS)[number], first: boolean): SafeHtml {
+  const error = view.errors?.[spec.name];
+  const hintId = `${spec.name}-hint`;
+  const errorId = `${spec.name}-error`;
+  // The error message restates the rule, so the hint gives way to it.
+  const hint = error ? undefined : spec.hint;
+  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ');
+  const value = spec.name === 'password' ? '' : (view.values?.[spec.name] ?? '');
+  return html`<div class="field">
+<label for="${spec.name}">${spec.label}</label>
+<input id="${spec.name}" name="${spec.name}" type="${spec.type}" autocomplete="${spec.autocomplete}" required value="${value}"${describedBy ? html` aria-describedby="${describedBy}"` : ''}${error ? html` aria-invalid="true"` : ''}${first ? html` autofocus` : ''}>
+${hint ? html`<span class="hint" id="${hintId}">${hint}</span>` : ''}
+${error ? html`<span class="field-error" id="${errorId}">${error}</span>` : ''}
+</div>`;
+}
+
+export function signUpPage(view: SignUpView): SafeHtml {
+  return html`<h1>Create account</h1>
+<p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : 'to continue'}</p>
+${view.error ? html`<div class="alert alert-error" role="alert">${view.error}</div>` : ''}
+<form method="post" action="${interactionPath(view.uid, 'signup')}" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+${FIELDS.map((spec, i) => field(view, spec, i === 0))}
+<button type="submit" class="primary block">Create account</button>
+</form>
+<p class="alt">Already have an account? <a href="${interactionPath(view.uid)}">Sign in</a></p>`;
+}

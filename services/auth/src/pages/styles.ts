@@ -1,0 +1,141 @@
+/**
+ * The stylesheet of every page, served at STYLESHEET_PATH (no external assets, no inline styles,
+ * so the pages' CSP can stay `style-src 'self'`). Light and dark follow the system setting.
+ */
+export const STYLESHEET_PATH = '/auth/assets/app.css';
+
+export const STYLESHEET = `
+:root {
+  color-scheme: light dark;
+  --bg: #f4f5f7;
+  --card: #ffffff;
+  --text: #111827;
+  --muted: #5b6473;
+  --border: #d9dde3;
+  --input: #ffffff;
+  --brand: #292929;
+  --brand-text: #ffffff;
+  --accent: #2563eb;
+  --danger-bg: #fdecec;
+  --danger-text: #9b1c1c;
+  --warn-bg: #fff6e0;
+  --warn-text: #7a4b00;
+  --ok: #15803d;
+  --focus: #2563eb;
+  --shadow: 0 1px 2px rgba(16, 24, 40, .06), 0 8px 24px rgba(16, 24, 40, .08);
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0f1115;
+    --card: #171a21;
+    --text: #eef0f3;
+    --muted: #9aa3b2;
+    --border: #2c313c;
+    --input: #0f1115;
+    --brand: #f2f3f5;
+    --brand-text: #111318;
+    --accent: #7aa7ff;
+    --danger-bg: #3a1717;
+    --danger-text: #ffb4b4;
+    --warn-bg: #3a2c10;
+    --warn-text: #ffd58a;
+    --ok: #4ade80;
+    --focus: #7aa7ff;
+    --shadow: 0 1px 2px rgba(0, 0, 0, .4), 0 8px 24px rgba(0, 0, 0, .35);
+  }
+}
+*, *::before, *::after { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0;
+  min-height: 100vh;
+  display: flex;
+  flex-direction: column;
+  align-items: center;
+  justify-content: center;
+  padding: 32px 16px;
+  background: var(--bg);
+  color: var(--text);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+}
+.card {
+  width: 100%;
+  max-width: 420px;
+  background: var(--card);
+  border: 1px solid var(--border);
+  border-radius: 14px;
+  box-shadow: var(--shadow);
+  padding: 32px;
+}
+.brand { display: flex; align-items: center; gap: 8px; font-weight: 600; margin-bottom: 24px; color: var(--muted); }
+.brand-mark { width: 22px; height: 22px; border-radius: 6px; background: var(--brand); display: inline-block; }
+h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em; }
+.lead { color: var(--muted); margin: 0 0 24px; }
+.lead strong { color: var(--text); font-weight: 600; }
+form { margin: 0; }
+.field { margin-bottom: 16px; }
+label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; }
+input[type=email], input[type=password], input[type=text] {
+  width: 100%;
+  height: 42px;
+  padding: 0 12px;
+  border: 1px solid var(--border);
+  border-radius: 8px;
+  background: var(--input);
+  color: var(--text);
+  font: inherit;
+}
+input:focus-visible, button:focus-visible, a:focus-visible {
+  outline: 2px solid var(--focus);
+  outline-offset: 2px;
+}
+.hint { display: block; color: var(--muted); font-size: 13px; margin-top: 4px; }
+.field-error { display: block; color: var(--danger-text); font-size: 13px; margin-top: 4px; font-weight: 600; }
+input[aria-invalid=true] { border-color: var(--danger-text); }
+button {
+  font: inherit;
+  font-weight: 600;
+  height: 42px;
+  padding: 0 18px;
+  border-radius: 8px;
+  cursor: pointer;
+  border: 1px solid transparent;
+}
+.primary { background: var(--brand); color: var(--brand-text); }
+.secondary { background: transparent; color: var(--text); border-color: var(--border); }
+.primary:hover { opacity: .9; }
+.secondary:hover { background: var(--bg); }
+.block { width: 100%; }
+.actions { display: flex; gap: 12px; margin-top: 24px; }
+.actions button { flex: 1; }
+.alt { text-align: center; color: var(--muted); margin: 20px 0 0; font-size: 14px; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+.alert { border-radius: 8px; padding: 10px 12px; margin: 0 0 16px; font-size: 14px; }
+.alert-error { background: var(--danger-bg); color: var(--danger-text); }
+.alert-warn { background: var(--warn-bg); color: var(--warn-text); }
+.client { display: flex; align-items: center; gap: 14px; margin-bottom: 20px; }
+.client-logo {
+  width: 52px; height: 52px; border-radius: 12px; object-fit: cover;
+  border: 1px solid var(--border); background: var(--bg); flex: none;
+}
+.client-initial {
+  width: 52px; height: 52px; border-radius: 12px; flex: none;
+  display: flex; align-items: center; justify-content: center;
+  background: var(--brand); color: var(--brand-text); font-weight: 700; font-size: 22px;
+}
+.client-site { font-size: 14px; word-break: break-all; }
+.account { color: var(--muted); font-size: 14px; margin: 0 0 16px; }
+.scopes { list-style: none; padding: 0; margin: 0; border: 1px solid var(--border); border-radius: 10px; }
+.scopes li { display: flex; gap: 10px; padding: 10px 14px; border-top: 1px solid var(--border); }
+.scopes li:first-child { border-top: none; }
+.scopes li::before { content: "\\2713"; color: var(--ok); font-weight: 700; }
+.scopes + .alert { margin-top: 16px; }
+.scope-code { display: block; color: var(--muted); font-size: 12px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.fineprint { color: var(--muted); font-size: 13px; margin: 16px 0 0; }
+footer { color: var(--muted); font-size: 12px; margin-top: 20px; }
+@media (max-width: 480px) {
+  body { padding: 0; justify-content: flex-start; }
+  .card { border-radius: 0; border-left: none; border-right: none; box-shadow: none; padding: 24px 20px; }
+}
+`;

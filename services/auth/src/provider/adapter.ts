@@ -1,0 +1,205 @@
+import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
+import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
+import { type ClientLoader, clientMetadata } from './clients.ts';
+import { withoutInternalScopes } from './scopes.ts';
+
+/**
+ * oidc-provider's persistence over the token store (docs/token-store.md): one adapter per model
+ * name, records keyed by the model and the token value, which is what lets the resource API read
+ * an access token by its value. Clients are not stored here: they come from the database.
+ */
+
+const PREFETCHED = 'prefetchedRecord';
+
+/**
+ * Hands oidc-provider a record the request has already read (for instance the refresh token,
+ * read together with the client's version in one round trip). Used once, by the next `find` of
+ * that model and id within the same request.
+ */
+export function prefetched(
+  state: Record<string, unknown>,
+  model: string,
+  id: string,
+  payload: unknown,
+): void {
+  state[PREFETCHED] = { model, id, payload };
+}
+
+function takePrefetched(model: string, id: string): { payload: AdapterPayload | undefined } | undefined {
+  const state = Provider.ctx?.state as Record<string, unknown> | undefined;
+  const entry = state?.[PREFETCHED] as
+    | { model: string; id: string; payload: AdapterPayload | undefined }
+    | undefined;
+  if (!state || !entry || entry.model !== model || entry.id !== id) return undefined;
+  delete state[PREFETCHED];
+  return { payload: entry.payload };
+}
+
+const DEFERRED = 'deferredTokenWrites';
+const DEFERRABLE = new Set(['AccessToken', 'RefreshToken']);
+
+/**
+ * From now on in this request, new access and refresh tokens are not written one by one as
+ * oidc-provider saves them, but together by `flushTokenWrites`, which the token endpoint awaits
+ * before it answers: nothing is issued that is not stored, and the writes share one round trip.
+ */
+export function deferTokenWrites(state: Record<string, unknown>): void {
+  state[DEFERRED] = [];
+}
+
+export async function flushTokenWrites(state: Record<string, unknown>): Promise<void> {
+  const writes = state[DEFERRED] as Array<() => Promise<void>> | undefined;
+  delete state[DEFERRED];
+  if (writes && writes.length > 0) await Promise.all(writes.map((write) => write()));
+}
+
+/** oidc-provider ids (nanoid) are base64url; anything else cannot exist and never reaches the store. */
+const STORED_ID = /^[A-Za-z0-9_-]{1,256}$/;
+export const wellFormed = (id: unknown): id is string => typeof id === 'string' && STORED_ID.test(id);
+
+/**
+ * Grants are written once (when the user allows an authorization) and never changed, only
+ * destroyed on revocation, which also deletes every code and token of the grant. Every use of a
+ * grant starts from one of those (read fresh from the store), so a per-process copy of grant
+ * records is safe and saves a round trip per token request. Entries live 10 minutes at most.
+ */
+class GrantCache {
+  readonly entries = new Map<string, { json: string; until: number }>();
+  static readonly MAX_AGE_MS = 10 * 60_000;
+  static readonly MAX_ENTRIES = 10_000;
+
+  get(id: string): AdapterPayload | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    if (entry.until <= Date.now()) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    return JSON.parse(entry.json) as AdapterPayload;
+  }
+
+  set(id: string, payload: AdapterPayload, expiresIn: number | undefined): void {
+    const lifetime =
+      expiresIn === undefined ? GrantCache.MAX_AGE_MS : Math.min(expiresIn * 1000, GrantCache.MAX_AGE_MS);
+    this.entries.delete(id);
+    if (lifetime <= 0) return;
+    this.entries.set(id, { json: JSON.stringify(payload), until: Date.now() + lifetime });
+    if (this.entries.size > GrantCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(id: string): void {
+    this.entries.delete(id);
+  }
+}
+
+class TokenStoreAdapter implements Adapter {
+  readonly name: string;
+  readonly store: TokenStore;
+  readonly cache: GrantCache | undefined;
+
+  constructor(store: TokenStore, name: string) {
+    this.store = store;
+    this.name = name;
+    this.cache = name === 'Grant' ? new GrantCache() : undefined;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    // The resource API reads access tokens: keep the internal no-scope marker out of their scope.
+    const stored =
+      this.name === 'AccessToken' && typeof payload.scope === 'string'
+        ? { ...payload, scope: withoutInternalScopes(payload.scope) }
+        : payload;
+    this.cache?.set(id, payload, expiresIn);
+    const deferred = DEFERRABLE.has(this.name)
+      ? ((Provider.ctx?.state as Record<string, unknown> | undefined)?.[DEFERRED] as
+          | Array<() => Promise<void>>
+          | undefined)
+      : undefined;
+    const write = () => this.store.upsert(this.name, id, stored as TokenPayload, expiresIn);
+    if (deferred) deferred.push(write);
+    else await write();
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!wellFormed(id)) return undefined;
+    const early = takePrefetched(this.name, id);
+    if (early) return early.payload;
+    const cached = this.cache?.get(id);
+    if (cached) return cached;
+    const found = (await this.store.find(this.name, id)) as AdapterPayload | undefined;
+    if (found && this.cache && typeof found.exp === 'number') {
+      this.cache.set(id, found, found.exp - Math.floor(Date.now() / 1000));
+    }
+    return found;
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!wellFormed(uid)) return undefined;
+    return (await this.store.findByUid(this.name, uid)) as AdapterPayload | undefined;
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (typeof userCode !== 'string' || userCode.length > 256) return undefined;
+    return (await this.store.findByUserCode(this.name, userCode)) as AdapterPayload | undefined;
+  }
+
+  /**
+   * oidc-provider decides single use from the `consumed` it read earlier, so two concurrent requests
+   * could both pass; the store's consume is atomic, and the loser is refused here before anything
+   * is issued. A concurrent loser does not revoke the grant (the winner's tokens stay valid); a
+   * later, sequential replay is seen by oidc-provider itself and revokes everything of the grant.
+   */
+  async consume(id: string): Promise<void> {
+    if (!(await this.store.consume(this.name, id))) {
+      throw new errors.InvalidGrant(
+        this.name === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+      );
+    }
+  }
+
+  async destroy(id: string): Promise<void> {
+    if (!wellFormed(id)) return;
+    this.cache?.delete(id);
+    await this.store.destroy(this.name, id);
+  }
+
+  /** The store deletes every model of the grant at once; oidc-provider calls this per model. */
+  async revokeByGrantId(grantId: string): Promise<void> {
+    if (!wellFormed(grantId)) return;
+    await this.store.revokeByGrantId(grantId);
+  }
+}
+
+/** Clients are read-only here: loaded from the database, shared with the request's own checks. */
+class DatabaseClientAdapter implements Adapter {
+  readonly load: ClientLoader;
+
+  constructor(load: ClientLoader) {
+    this.load = load;
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const state = Provider.ctx?.state as Record<string, unknown> | undefined;
+    const client = await this.load(state, id);
+    return client ? (clientMetadata(client) as AdapterPayload) : undefined;
+  }
+
+  async upsert(): Promise<void> {
+    throw new Error('clients are managed in the database, not through oidc-provider');
+  }
+  async findByUid(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(): Promise<void> {}
+  async revokeByGrantId(): Promise<void> {}
+}
+
+/** The `adapter` of the provider configuration: a factory called once per model name. */
+export function adapterFactory(store: TokenStore, loadClient: ClientLoader): (name: string) => Adapter {
+  return (name) =>
+    name === 'Client' ? new DatabaseClientAdapter(loadClient) : new TokenStoreAdapter(store, name);
+}

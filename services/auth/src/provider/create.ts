@@ -1,0 +1,67 @@
+import type { Logger } from '@sched/kit/logger';
+import type { Runtime } from '@sched/runtime/runtime';
+import Provider from 'oidc-provider';
+import { type ClientLoader, secretMatches } from './clients.ts';
+import { providerConfiguration } from './configuration.ts';
+import { storeLegacyFlagOnGrants } from './grants.ts';
+
+/**
+ * The oidc-provider instance. It is itself the Koa app of the authorization server: our pages and
+ * endpoint wrappers are mounted in front of its router with `provider.use` (app.ts).
+ */
+export function createProvider(runtime: Runtime, loadClient: ClientLoader): Provider {
+  const { config, logger } = runtime;
+  const secureCookies = new URL(config.appUrl).protocol === 'https:';
+  const provider = new Provider(
+    config.appUrl,
+    providerConfiguration({
+      knex: runtime.stores.db.knex,
+      store: runtime.stores.tokenStore,
+      loadClient,
+      cookieKeys: config.cookieKeys,
+      secureCookies,
+    }),
+  );
+  provider.proxy = config.trustProxy;
+  storeLegacyFlagOnGrants(provider);
+  acceptAnyActiveSecret(provider);
+  if (secureCookies) markCookiesSecure(provider);
+  reportFailures(provider, logger);
+  return provider;
+}
+
+/** Two active secrets: the presented one is compared with each stored hash (see secretMatches). */
+function acceptAnyActiveSecret(provider: Provider): void {
+  // Extra client metadata keeps its snake_case name on the Client instance.
+  const prototype = provider.Client.prototype as unknown as {
+    compareClientSecret(this: { secret_hashes?: string[] }, actual: string): Promise<boolean>;
+  };
+  prototype.compareClientSecret = async function compareClientSecret(actual) {
+    return typeof actual === 'string' && secretMatches(actual, this.secret_hashes ?? []);
+  };
+}
+
+/**
+ * With an https APP_URL every cookie is Secure, also when TLS ends at a gateway and the request
+ * reaches us over plain http (Koa would otherwise refuse to set a Secure cookie there).
+ */
+function markCookiesSecure(provider: Provider): void {
+  const createContext = provider.createContext.bind(provider);
+  provider.createContext = (req, res) => {
+    const ctx = createContext(req, res);
+    ctx.cookies.secure = true;
+    return ctx;
+  };
+}
+
+/** Keeps oidc-provider's failure reasons for the endpoint wrappers, and logs server errors. */
+function reportFailures(provider: Provider, logger: Logger): void {
+  const remember = (ctx: { state: Record<string, unknown> }, error: unknown) => {
+    ctx.state.oauthFailure = error;
+  };
+  provider.on('grant.error', remember);
+  provider.on('revocation.error', remember);
+  provider.on('server_error', (ctx: { state?: { log?: Logger } }, error: unknown) => {
+    (ctx.state?.log ?? logger).error({ err: error }, 'authorization server error');
+  });
+}

@@ -1,0 +1,63 @@
+import { hasConsent } from '@sched/db/queries/consents';
+import type { Knex } from 'knex';
+import type Provider from 'oidc-provider';
+import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
+import type { ClientLoader } from './clients.ts';
+import { scopeList } from './scopes.ts';
+
+/**
+ * Grants: one per authorization (never shared between authorizations of the same browser), with
+ * `legacy` recorded when it is created, so tokens refreshed later keep the status their
+ * authorization had (api-v2: tokens issued before a client's migration stay unchecked until the
+ * user authorizes again).
+ */
+type LegacyAwareGrant = Grant & { legacy?: boolean };
+
+/** Adds `legacy` to what a Grant record stores. Call once, right after creating the provider. */
+export function storeLegacyFlagOnGrants(provider: Provider): void {
+  const Grant = provider.Grant as unknown as { IN_PAYLOAD: string[] };
+  const stored = [...Grant.IN_PAYLOAD, 'legacy'];
+  Object.defineProperty(Grant, 'IN_PAYLOAD', { configurable: true, get: () => stored });
+}
+
+export async function createGrant(
+  provider: Provider,
+  input: { accountId: string; clientId: string; scope: string; legacy: boolean },
+): Promise<LegacyAwareGrant> {
+  const grant: LegacyAwareGrant = new provider.Grant({
+    accountId: input.accountId,
+    clientId: input.clientId,
+  });
+  grant.addOIDCScope(input.scope);
+  grant.legacy = input.legacy;
+  await grant.save();
+  return grant;
+}
+
+/** `legacy` of the grant a token is being issued from (false when unknown: the strict side). */
+export function grantIsLegacy(ctx: KoaContextWithOIDC | undefined): boolean {
+  const grant = ctx?.oidc?.entities.Grant as LegacyAwareGrant | undefined;
+  return grant?.legacy === true;
+}
+
+/**
+ * oidc-provider's `loadExistingGrant`: the grant the consent step just created, or, when the signed-in
+ * user has already allowed this client every requested scope (remembered consent), a new grant
+ * made on the spot so no second prompt appears. Otherwise none: the consent prompt follows.
+ */
+export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
+  return async function load(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
+    const { provider } = ctx.oidc;
+    const consentGrantId = ctx.oidc.result?.consent?.grantId;
+    if (consentGrantId) return provider.Grant.find(consentGrantId);
+
+    const accountId = ctx.oidc.session?.accountId;
+    const client = ctx.oidc.client;
+    if (!accountId || !client) return undefined;
+    const scope = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope : '';
+    if (!(await hasConsent(knex, Number(accountId), client.clientId, scopeList(scope)))) return undefined;
+    const record = await loadClient(ctx.state as Record<string, unknown>, client.clientId);
+    if (!record) return undefined;
+    return createGrant(provider, { accountId, clientId: client.clientId, scope, legacy: record.isLegacy });
+  };
+}

@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+import {
+  createUser,
+  mapUser,
+  type TimeFormat,
+  USER_COLUMNS,
+  type User,
+  type UserRow,
+  updateUser,
+  type Weekday,
+} from './users.ts';
+
+/**
+ * Managed users of the deprecated family: `users` rows with `managed_by_client_id` set (their
+ * e-mail namespace is per client; docs/schema.md). Every function is scoped to one client, so a
+ * user of another client is simply not found.
+ */
+
+export interface NewManagedUser {
+  email: string;
+  name?: string | null;
+  timeZone?: string;
+  weekStart?: Weekday;
+  locale?: string;
+  timeFormat?: TimeFormat | null;
+  bio?: string | null;
+  avatarUrl?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export type ManagedUserPatch = Partial<NewManagedUser>;
+
+/** Creates the user (with the default schedule, like every user), e-mail taken as verified. */
+export async function createManagedUser(knex: Knex, clientId: string, input: NewManagedUser): Promise<User> {
+  return createUser(knex, {
+    ...input,
+    managedByClientId: clientId,
+    emailVerifiedAt: new Date(),
+    onboardingStep: 'complete',
+  });
+}
+
+export async function findManagedUser(knex: Knex, clientId: string, userId: number): Promise<User | null> {
+  if (!Number.isSafeInteger(userId)) return null;
+  const row = (await knex('users')
+    .where({ id: userId, managed_by_client_id: clientId })
+    .first(USER_COLUMNS)) as UserRow | undefined;
+  return row ? mapUser(row) : null;
+}
+
+/** The client's managed users, oldest first. */
+export async function listManagedUsers(
+  knex: Knex,
+  clientId: string,
+  options: { skip: number; take: number; email?: string },
+): Promise<User[]> {
+  const query = knex('users').where({ managed_by_client_id: clientId });
+  if (options.email !== undefined) query.whereRaw('lower(email) = lower(?)', [options.email.trim()]);
+  const rows = (await query
+    .orderBy('id')
+    .offset(options.skip)
+    .limit(options.take)
+    .select(USER_COLUMNS)) as UserRow[];
+  return rows.map(mapUser);
+}
+
+/** Null when the user is not one of this client's. Duplicate e-mail: ConflictError. */
+export async function updateManagedUser(
+  knex: Knex,
+  clientId: string,
+  userId: number,
+  patch: ManagedUserPatch,
+): Promise<User | null> {
+  const existing = await findManagedUser(knex, clientId, userId);
+  if (!existing) return null;
+  return updateUser(knex, userId, patch);
+}
+
+/** Deletes the user if it is one of this client's; returns it as it was, or null. */
+export async function deleteManagedUser(knex: Knex, clientId: string, userId: number): Promise<User | null> {
+  if (!Number.isSafeInteger(userId)) return null;
+  const [row] = (await knex('users')
+    .where({ id: userId, managed_by_client_id: clientId })
+    .delete()
+    .returning(USER_COLUMNS)) as UserRow[];
+  return row ? mapUser(row) : null;
+}

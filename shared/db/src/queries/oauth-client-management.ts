@@ -1,0 +1,217 @@
+import type { Knex } from 'knex';
+import {
+  CLIENT_COLUMNS,
+  type ClientReviewStatus,
+  type ClientRow,
+  clientVersionKey,
+  findOAuthClient,
+  isWellFormedClientId,
+  mapClient,
+  type OAuthClient,
+  type VersionBumper,
+} from './oauth-clients.ts';
+
+/**
+ * The SQL of OAuth-client management beyond `oauth-clients.ts`: lists by owner / organization and
+ * by review status, settings that never touch review, row locks, deletion, and the mail outbox
+ * rows a review decision writes in its own transaction.
+ */
+
+/**
+ * Collects version bumps made inside a transaction so they can run after commit (the
+ * `oauth-clients.ts` writers bump at once; inside a transaction that would be too early).
+ */
+export function deferredBumper(): VersionBumper & { flush(target: VersionBumper): Promise<void> } {
+  const keys = new Set<string>();
+  return {
+    async bumpVersion(key: string) {
+      keys.add(key);
+      return 0;
+    },
+    async flush(target: VersionBumper) {
+      for (const key of keys) await target.bumpVersion(key);
+      keys.clear();
+    },
+  };
+}
+
+/** Locks the client row (inside a transaction) and returns the client, or null. */
+export async function lockOAuthClient(trx: Knex, id: string): Promise<OAuthClient | null> {
+  if (!isWellFormedClientId(id)) return null;
+  const row = await trx('oauth_clients').where({ id }).forUpdate().first('id');
+  return row ? findOAuthClient(trx, id) : null;
+}
+
+/** The client columns under the table alias `c`, for lists read in one statement. */
+const ALIASED_CLIENT_COLUMNS = CLIENT_COLUMNS.map((column) => `c.${column}`);
+
+/**
+ * Clients a user sees in settings: those they own and those of organizations where they have an
+ * accepted membership (any role). Newest first. One statement: what is filtered is what is shown.
+ */
+export async function listClientsVisibleTo(knex: Knex, userId: number): Promise<OAuthClient[]> {
+  const rows = (await knex('oauth_clients as c')
+    .where('c.owner_user_id', userId)
+    .orWhereExists(function memberOfOrg() {
+      this.select(knex.raw('1'))
+        .from('memberships as m')
+        .whereRaw('m.organization_id = c.organization_id')
+        .where('m.user_id', userId)
+        .where('m.accepted', true);
+    })
+    .orderBy([
+      { column: 'c.created_at', order: 'desc' },
+      { column: 'c.id', order: 'asc' },
+    ])
+    .select(ALIASED_CLIENT_COLUMNS)) as ClientRow[];
+  return rows.map(mapClient);
+}
+
+/** Review queue: clients by status (all when omitted), oldest first. */
+export async function listClientsByReviewStatus(
+  knex: Knex,
+  options: { status?: ClientReviewStatus; skip: number; take: number },
+): Promise<OAuthClient[]> {
+  const query = knex('oauth_clients as c').select(ALIASED_CLIENT_COLUMNS);
+  if (options.status) query.where('c.review_status', options.status);
+  const rows = (await query
+    .orderBy([
+      { column: 'c.created_at', order: 'asc' },
+      { column: 'c.id', order: 'asc' },
+    ])
+    .offset(options.skip)
+    .limit(options.take)) as ClientRow[];
+  return rows.map(mapClient);
+}
+
+/** The hint of each client's newest active secret (clients without one are absent). */
+export async function newestSecretHints(
+  knex: Knex,
+  clientIds: readonly string[],
+): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  if (clientIds.length === 0) return map;
+  const rows = (await knex('oauth_client_secrets')
+    .whereIn('client_id', clientIds)
+    .whereNull('revoked_at')
+    .orderBy('id', 'desc')
+    .select('client_id', 'hint')) as Array<{ client_id: string; hint: string }>;
+  for (const row of rows) if (!map.has(row.client_id)) map.set(row.client_id, row.hint);
+  return map;
+}
+
+/** Settings that never matter for review (flags and booking redirects); undefined leaves alone. */
+export interface OAuthClientSettingsPatch {
+  areEmailsEnabled?: boolean;
+  areDefaultEventTypesEnabled?: boolean;
+  areCalendarEventsEnabled?: boolean;
+  bookingRedirectUri?: string | null;
+  bookingCancelRedirectUri?: string | null;
+  bookingRescheduleRedirectUri?: string | null;
+}
+
+const SETTINGS_COLUMNS: { [K in keyof Required<OAuthClientSettingsPatch>]: string } = {
+  areEmailsEnabled: 'are_emails_enabled',
+  areDefaultEventTypesEnabled: 'are_default_event_types_enabled',
+  areCalendarEventsEnabled: 'are_calendar_events_enabled',
+  bookingRedirectUri: 'booking_redirect_uri',
+  bookingCancelRedirectUri: 'booking_cancel_redirect_uri',
+  bookingRescheduleRedirectUri: 'booking_reschedule_redirect_uri',
+};
+
+/** Applies the settings; bumps the client's version through `versions`. False when nothing changed. */
+export async function updateClientSettings(
+  knex: Knex,
+  versions: VersionBumper,
+  clientId: string,
+  patch: OAuthClientSettingsPatch,
+): Promise<boolean> {
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS_COLUMNS) as Array<keyof OAuthClientSettingsPatch>) {
+    if (patch[key] !== undefined) changes[SETTINGS_COLUMNS[key]] = patch[key];
+  }
+  if (Object.keys(changes).length === 0 || !isWellFormedClientId(clientId)) return false;
+  changes['updated_at'] = knex.fn.now();
+  const count = await knex('oauth_clients').where({ id: clientId }).update(changes);
+  if (count > 0) await versions.bumpVersion(clientVersionKey(clientId));
+  return count > 0;
+}
+
+/** Number of active secrets of the client. */
+export async function countActiveSecrets(knex: Knex, clientId: string): Promise<number> {
+  const [row] = (await knex('oauth_client_secrets')
+    .where({ client_id: clientId })
+    .whereNull('revoked_at')
+    .count({ count: '*' })) as Array<{ count: number | string }>;
+  return Number(row?.count ?? 0);
+}
+
+/** Hard delete: secrets, consents and managed users go with it (foreign keys). */
+export async function deleteOAuthClient(knex: Knex, clientId: string): Promise<boolean> {
+  if (!isWellFormedClientId(clientId)) return false;
+  return (await knex('oauth_clients').where({ id: clientId }).delete()) > 0;
+}
+
+/** The role of the user's accepted membership of the organization, or null. */
+export async function acceptedOrganizationRole(
+  knex: Knex,
+  userId: number,
+  organizationId: number,
+): Promise<'OWNER' | 'ADMIN' | 'MEMBER' | null> {
+  const row = (await knex('memberships')
+    .where({ user_id: userId, organization_id: organizationId, accepted: true })
+    .first('role')) as { role: 'OWNER' | 'ADMIN' | 'MEMBER' } | undefined;
+  return row?.role ?? null;
+}
+
+export async function organizationExists(knex: Knex, organizationId: number): Promise<boolean> {
+  if (!Number.isSafeInteger(organizationId)) return false;
+  return (await knex('organizations').where({ id: organizationId }).first('id')) !== undefined;
+}
+
+export async function findUserEmail(knex: Knex, userId: number): Promise<string | null> {
+  const row = (await knex('users').where({ id: userId }).first('email')) as { email: string } | undefined;
+  return row?.email ?? null;
+}
+
+export interface OutboxMessage {
+  recipient: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Records a message to send; write it in the transaction of the change that causes it. */
+export async function enqueueMail(knex: Knex, message: OutboxMessage): Promise<number> {
+  const [row] = (await knex('mail_outbox')
+    .insert({
+      recipient: message.recipient,
+      subject: message.subject,
+      text_body: message.text,
+      html_body: message.html,
+    })
+    .returning('id')) as Array<{ id: number | string }>;
+  return Number(row!.id);
+}
+
+export async function markMailSent(knex: Knex, id: number): Promise<void> {
+  await knex('mail_outbox')
+    .where({ id })
+    .update({ sent_at: knex.fn.now(), attempts: knex.raw('attempts + 1'), last_error: null });
+}
+
+/** A failed attempt: retried no sooner than `retryAfterSeconds` by an outbox sender. */
+export async function markMailFailed(
+  knex: Knex,
+  id: number,
+  error: string,
+  retryAfterSeconds = 300,
+): Promise<void> {
+  await knex('mail_outbox')
+    .where({ id })
+    .update({
+      attempts: knex.raw('attempts + 1'),
+      last_error: error.slice(0, 1000),
+      next_attempt_at: knex.raw(`now() + interval '${Math.max(1, Math.floor(retryAfterSeconds))} seconds'`),
+    });
+}

@@ -1,0 +1,188 @@
+import test from 'ava';
+import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
+import { type ClientsWorld, createClient, startClientsWorld } from './helpers.ts';
+
+// The deprecated managed-user family: x-svc-secret-key against the client's active secrets,
+// GetManagedUserOutput per api-v2.md's field table, Deprecation and Sunset headers.
+
+const LOCALES = new Set(
+  'ar ca de es eu he id ja lv pl ro sr th vi az cs el es-419 fi hr it km nl pt ru sv tr zh-CN bg da en et fr hu iw ko no pt-BR sk ta uk zh-TW bn'.split(
+    ' ',
+  ),
+);
+
+let world: ClientsWorld;
+let owner: TestUser;
+let client: { id: string; secret: string };
+let otherClient: { id: string; secret: string };
+
+test.before(async () => {
+  world = await startClientsWorld();
+  owner = await insertUser(world.system.stores.db.knex);
+  client = await createClient(world, owner);
+  otherClient = await createClient(world, owner);
+});
+test.after.always(async () => {
+  await world?.close();
+});
+
+const as = (c: { id: string; secret: string }, method: string, path: string, body?: unknown) =>
+  world.call(method, `/v2/oauth-clients/${c.id}/users${path}`, {
+    headers: { 'x-svc-secret-key': c.secret },
+    ...(body === undefined ? {} : { body }),
+  });
+
+function assertManagedUser(t: import('ava').ExecutionContext, user: Record<string, unknown>) {
+  const required = [
+    'id',
+    'email',
+    'username',
+    'name',
+    'bio',
+    'timeZone',
+    'weekStart',
+    'createdDate',
+    'timeFormat',
+    'defaultScheduleId',
+  ];
+  for (const field of required) t.true(field in user, `required field ${field}`);
+  t.is(typeof user['id'], 'number');
+  t.is(typeof user['email'], 'string');
+  t.is(typeof user['timeZone'], 'string');
+  t.is(typeof user['weekStart'], 'string');
+  t.false(Number.isNaN(Date.parse(user['createdDate'] as string)));
+  for (const nullable of ['username', 'name', 'bio', 'timeFormat', 'defaultScheduleId']) {
+    const value = user[nullable];
+    t.true(
+      value === null ||
+        typeof value ===
+          (nullable === 'timeFormat' || nullable === 'defaultScheduleId' ? 'number' : 'string'),
+      nullable,
+    );
+  }
+  if ('locale' in user) t.true(LOCALES.has(user['locale'] as string));
+  if ('avatarUrl' in user) t.true(user['avatarUrl'] === null || typeof user['avatarUrl'] === 'string');
+  if ('metadata' in user) t.true(typeof user['metadata'] === 'object' && user['metadata'] !== null);
+  const allowed = new Set([...required, 'locale', 'avatarUrl', 'metadata']);
+  t.deepEqual(
+    Object.keys(user).filter((k) => !allowed.has(k)),
+    [],
+  );
+}
+
+test('create, get, list, patch, delete: GetManagedUserOutput with Deprecation and Sunset headers', async (t) => {
+  const created = await as(client, 'POST', '', {
+    email: 'alice@example.com',
+    name: 'Alice',
+    timeZone: 'Europe/Berlin',
+    weekStart: 'Sunday',
+    locale: 'pt-BR',
+    timeFormat: 24,
+    metadata: { plan: 'pro' },
+  });
+  t.is(created.status, 201);
+  t.is(created.body.status, 'success');
+  assertManagedUser(t, created.body.data);
+  t.like(created.body.data, {
+    email: 'alice@example.com',
+    name: 'Alice',
+    timeZone: 'Europe/Berlin',
+    weekStart: 'Sunday',
+    locale: 'pt-BR',
+    timeFormat: 24,
+    bio: null,
+    avatarUrl: null,
+    metadata: { plan: 'pro' },
+  });
+  t.regex(created.headers.get('deprecation') ?? '', /^@\d+$/);
+  t.is(created.headers.get('sunset'), 'Wed, 30 Jun 2027 23:59:59 GMT');
+  const id = created.body.data.id as number;
+
+  const got = await as(client, 'GET', `/${id}`);
+  t.is(got.status, 200);
+  assertManagedUser(t, got.body.data);
+  t.truthy(got.headers.get('sunset'));
+
+  const listed = await as(client, 'GET', '');
+  t.is(listed.status, 200);
+  t.true(listed.body.data.some((u: { id: number }) => u.id === id));
+  for (const user of listed.body.data) assertManagedUser(t, user);
+
+  const patched = await as(client, 'PATCH', `/${id}`, { name: null, bio: 'Hi', locale: 'de' });
+  t.is(patched.status, 200);
+  t.like(patched.body.data, { name: null, bio: 'Hi', locale: 'de' });
+
+  const badLocale = await as(client, 'PATCH', `/${id}`, { locale: 'xx' });
+  t.is(badLocale.status, 400);
+
+  const deleted = await as(client, 'DELETE', `/${id}`);
+  t.is(deleted.status, 200);
+  t.is(deleted.body.status, 'success');
+  assertManagedUser(t, deleted.body.data);
+  t.is(deleted.body.data.id, id);
+  t.truthy(deleted.headers.get('deprecation'));
+  t.is((await as(client, 'GET', `/${id}`)).status, 404);
+});
+
+test('deletion with a wrong, revoked or missing secret is 401; the user stays', async (t) => {
+  let rotating: { id: string; secret: string } = await createClient(world, owner);
+  const created = await as(rotating, 'POST', '', { email: 'bob@example.com' });
+  const id = created.body.data.id as number;
+  const path = `/v2/oauth-clients/${rotating.id}/users/${id}`;
+
+  const missing = await world.call('DELETE', path);
+  t.is(missing.status, 401);
+  const wrong = await world.call('DELETE', path, { headers: { 'x-svc-secret-key': 'not-the-secret' } });
+  t.is(wrong.status, 401);
+  const otherSecret = await world.call('DELETE', path, {
+    headers: { 'x-svc-secret-key': otherClient.secret },
+  });
+  t.is(otherSecret.status, 401);
+
+  // Rotate: generate a second secret, revoke the first; the first then fails at once.
+  const second = await world.call('POST', `/v2/oauth-clients/${rotating.id}/secrets`, {
+    token: owner.apiKey,
+  });
+  const secrets = (
+    await world.call('GET', `/v2/oauth-clients/${rotating.id}/secrets`, { token: owner.apiKey })
+  ).body.data;
+  await world.call('DELETE', `/v2/oauth-clients/${rotating.id}/secrets/${secrets[0].id}`, {
+    token: owner.apiKey,
+  });
+  const revoked = await world.call('DELETE', path, { headers: { 'x-svc-secret-key': rotating.secret } });
+  t.is(revoked.status, 401);
+
+  rotating = { id: rotating.id, secret: second.body.data.secret };
+  t.is((await as(rotating, 'GET', `/${id}`)).status, 200);
+  t.is((await as(rotating, 'DELETE', `/${id}`)).status, 200);
+});
+
+test('a user of another client is 404 (get, patch, delete)', async (t) => {
+  const theirs = await as(otherClient, 'POST', '', { email: 'carol@example.com' });
+  const id = theirs.body.data.id as number;
+  for (const method of ['GET', 'PATCH', 'DELETE']) {
+    const response = await as(client, method, `/${id}`, method === 'PATCH' ? { name: 'x' } : undefined);
+    t.is(response.status, 404, method);
+  }
+  t.is((await as(otherClient, 'GET', `/${id}`)).status, 200);
+  // A regular user id is not a managed user of anyone.
+  t.is((await as(client, 'GET', `/${owner.id}`)).status, 404);
+});
+
+test('the same e-mail may exist once per client; validation is 400', async (t) => {
+  t.is((await as(client, 'POST', '', { email: 'dave@example.com' })).status, 201);
+  t.is((await as(otherClient, 'POST', '', { email: 'dave@example.com' })).status, 201);
+  t.is((await as(client, 'POST', '', { email: 'DAVE@example.com' })).status, 409);
+  const invalid = await as(client, 'POST', '', { email: 'nope', timeZone: 'Mars/Olympus', extra: 1 });
+  t.is(invalid.status, 400);
+  const fields = invalid.body.error.details.map((d: { field: string }) => d.field).sort();
+  t.deepEqual(fields, ['body.email', 'body.extra', 'body.timeZone']);
+});
+
+test('deleting the client deletes its managed users', async (t) => {
+  const doomed = await createClient(world, owner);
+  const user = await as(doomed, 'POST', '', { email: 'erin@example.com' });
+  t.is((await world.call('DELETE', `/v2/oauth-clients/${doomed.id}`, { token: owner.apiKey })).status, 200);
+  const row = await world.system.stores.db.knex('users').where({ id: user.body.data.id }).first('id');
+  t.is(row, undefined);
+});
