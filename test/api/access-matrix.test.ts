@@ -177,13 +177,13 @@ async function buildWorld(pbac: Pbac): Promise<World> {
   for (const persona of PERSONAS) {
     const user = byPersona[persona];
     const set: Record<string, string> = { apiKey: user.apiKey };
-    set['legacy'] = await createTestAccessToken(system.stores.tokenStore, {
+    set['legacy'] = await createTestAccessToken(system.stores, {
       userId: user.id,
       legacy: true,
       scopes: ['READ_PROFILE'],
     });
     for (const scope of ALL_SCOPES) {
-      set[`oauth:${scope}`] = await createTestAccessToken(system.stores.tokenStore, {
+      set[`oauth:${scope}`] = await createTestAccessToken(system.stores, {
         userId: user.id,
         scopes: [scope],
       });

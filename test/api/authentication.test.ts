@@ -65,7 +65,7 @@ test.after.always(async () => {
 });
 
 const token = (options: { userId?: number; scopes?: string[]; legacy?: boolean; expiresIn?: number } = {}) =>
-  createTestAccessToken(system.stores.tokenStore, { userId: user.id, ...options });
+  createTestAccessToken(system.stores, { userId: user.id, ...options });
 
 function unauthorized(t: ExecutionContext, response: ApiResponse, challenge: string) {
   t.is(response.status, 401, JSON.stringify(response.body));

@@ -256,7 +256,7 @@ test('invite by email: pending membership, invitation e-mail; a new address gets
   });
   t.is(twice.status, 409);
   // An OAuth token with the write scope may invite too.
-  const oauth = await createTestAccessToken(system.stores.tokenStore, {
+  const oauth = await createTestAccessToken(system.stores, {
     userId: scene.users.owner.id,
     scopes: ['ORG_MEMBERSHIP_WRITE'],
   });

@@ -55,7 +55,7 @@ test.serial(
   async (t) => {
     const scene = await buildScene(knex(), { owner: { team: 'OWNER' }, member: { team: 'MEMBER' } });
     const path = `/v2/teams/${scene.teamId}/memberships`;
-    const oauth = await createTestAccessToken(system.stores.tokenStore, {
+    const oauth = await createTestAccessToken(system.stores, {
       userId: scene.users.member.id,
       scopes: ['TEAM_MEMBERSHIP_READ'],
     });
@@ -211,8 +211,11 @@ test.serial(
   async (t) => {
     const user = await insertUser(knex());
     const store = system.stores.tokenStore;
-    const destroyed = await createTestAccessToken(store, { userId: user.id, scopes: ['PROFILE_READ'] });
-    const byGrant = await createTestAccessToken(store, {
+    const destroyed = await createTestAccessToken(system.stores, {
+      userId: user.id,
+      scopes: ['PROFILE_READ'],
+    });
+    const byGrant = await createTestAccessToken(system.stores, {
       userId: user.id,
       scopes: ['PROFILE_READ'],
       grantId: 'grant-to-revoke',
@@ -239,7 +242,7 @@ test.serial(
       { caller: { org: 'ADMIN', permissions: ['booking.read'] }, member: { team: 'MEMBER' } },
       { pbacEnabled: true },
     );
-    const token = await createTestAccessToken(system.stores.tokenStore, {
+    const token = await createTestAccessToken(system.stores, {
       userId: scene.users.caller.id,
       scopes: ['TEAM_MEMBERSHIP_READ'],
     });

@@ -231,15 +231,31 @@ test('registering for an organization needs its admin or owner role', async (t) 
 
 test('management is not reachable with OAuth access tokens', async (t) => {
   const { createTestAccessToken } = await import('../support/tokens.ts');
-  const token = await createTestAccessToken(world.system.stores.tokenStore, {
+  const token = await createTestAccessToken(world.system.stores, {
     userId: owner.id,
     scopes: ['BOOKING_READ'],
   });
   const response = await world.call('GET', '/v2/oauth-clients', { token });
   t.is(response.status, 403);
-  const legacy = await createTestAccessToken(world.system.stores.tokenStore, {
+  const legacy = await createTestAccessToken(world.system.stores, {
     userId: owner.id,
     legacy: true,
   });
   t.is((await world.call('POST', '/v2/oauth-clients', { token: legacy, body: {} })).status, 403);
+});
+
+test('deleting a client stops its access tokens on the next request', async (t) => {
+  const { createTestAccessToken } = await import('../support/tokens.ts');
+  const client = await createClient(world, owner, { name: 'Short-lived' });
+  const token = await createTestAccessToken(world.system.stores, {
+    userId: owner.id,
+    clientId: client.id,
+    scopes: ['PROFILE_READ'],
+  });
+  t.is((await world.call('GET', '/v2/me', { token })).status, 200);
+  t.is((await world.call('GET', '/v2/me', { token })).status, 200, 'cached path');
+  const deleted = await world.call('DELETE', `/v2/oauth-clients/${client.id}`, { token: owner.apiKey });
+  t.is(deleted.status, 200);
+  const after = await world.call('GET', '/v2/me', { token });
+  t.is(after.status, 401);
 });

@@ -19,7 +19,7 @@ test.after.always(async () => {
 });
 
 const token = (userId: number, scopes: string[], legacy = false) =>
-  createTestAccessToken(system.stores.tokenStore, { userId, scopes, legacy });
+  createTestAccessToken(system.stores, { userId, scopes, legacy });
 
 async function orgMember() {
   const user = await makeUser(knex());

@@ -33,7 +33,16 @@ export async function createTestDatabase(
   if (!adminUrl) throw new Error('DATABASE_URL is needed for a Postgres test database');
   const name = `sched_test_${randomBytes(6).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw('create database ??', [name]);
+  // Concurrent CREATE DATABASE can fail with 55006 (template1 busy being copied): retry that only.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await admin.raw('create database ??', [name]);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
   const url = withDatabaseName(adminUrl, name);
   const db = await openDatabase({ url });
   if (options.migrate !== false) await migrateLatest(db.knex);

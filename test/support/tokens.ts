@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AccessTokenPayload, TokenStore } from '@sched/db/token-store/types';
+import type { Stores } from '@sched/db/stores';
+import type { AccessTokenPayload } from '@sched/db/token-store/types';
 
 export interface TestAccessTokenOptions {
   userId: number;
@@ -15,12 +16,20 @@ export interface TestAccessTokenOptions {
 
 /**
  * Writes an OAuth access-token record the way the authorization server does (model
- * `AccessToken`, id = the opaque token value; docs/token-store.md) and returns the token.
+ * `AccessToken`, id = the opaque token value; docs/token-store.md) and returns the token. Like a
+ * real token, it belongs to an existing client: one is created (owned by the user) if missing,
+ * since the API refuses tokens of deleted clients.
  */
 export async function createTestAccessToken(
-  store: TokenStore,
+  stores: Pick<Stores, 'tokenStore' | 'db'>,
   options: TestAccessTokenOptions,
 ): Promise<string> {
+  const clientId = options.clientId ?? 'test-client';
+  await stores.db
+    .knex('oauth_clients')
+    .insert({ id: clientId, owner_user_id: options.userId, name: 'Test client', review_status: 'APPROVED' })
+    .onConflict('id')
+    .ignore();
   const token = randomBytes(32).toString('base64url');
   const iat = Math.floor(Date.now() / 1000);
   const expiresIn = options.expiresIn ?? 1800;
@@ -28,7 +37,7 @@ export async function createTestAccessToken(
     kind: 'AccessToken',
     jti: token,
     accountId: String(options.userId),
-    clientId: options.clientId ?? 'test-client',
+    clientId,
     scope: (options.scopes ?? []).join(' '),
     iat,
     exp: iat + expiresIn,
@@ -36,6 +45,6 @@ export async function createTestAccessToken(
     gty: 'authorization_code',
     extra: { legacy: options.legacy ?? false },
   };
-  await store.upsert('AccessToken', token, payload, expiresIn);
+  await stores.tokenStore.upsert('AccessToken', token, payload, expiresIn);
   return token;
 }

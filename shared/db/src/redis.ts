@@ -48,6 +48,9 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
+    // Commands issued in the same tick share one write: a refresh grant makes several independent
+    // store calls, and fewer system calls were measurably cheaper (token-endpoint benchmark).
+    enableAutoPipelining: true,
     ...(options.connectionName ? { connectionName: options.connectionName } : {}),
   };
   const redis = new Redis(url, redisOptions);

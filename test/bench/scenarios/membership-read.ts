@@ -45,7 +45,7 @@ export async function run(): Promise<void> {
       { userId: caller!.id, organizationId: orgId, role: 'ADMIN', customRoleId },
       { userId: member!.id, teamId, role: 'MEMBER' },
     ]);
-    const token = await createTestAccessToken(system.stores.tokenStore, {
+    const token = await createTestAccessToken(system.stores, {
       userId: caller!.id,
       scopes: ['TEAM_MEMBERSHIP_READ'],
     });

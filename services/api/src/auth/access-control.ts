@@ -1,4 +1,5 @@
 import { type AccessFacts, findUserAccessFacts } from '@sched/db/queries/access-facts';
+import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import type { Runtime } from '@sched/runtime/runtime';
 import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from './cache.ts';
 
@@ -13,6 +14,11 @@ export interface UserFacts {
   serviceAdmin: boolean;
 }
 
+export interface TokenOwner {
+  userId: number;
+  clientId: string;
+}
+
 /**
  * The per-app state of authentication and authorization: in-process caches whose entries are
  * validated against the invalidation versions read with the credential (one token-store round
@@ -25,8 +31,11 @@ export interface AccessControl {
   apiKeys: VersionedCache<ApiKeyEntry>;
   /** user id -> service-admin flag; tagged with `user:<id>`. */
   users: VersionedCache<UserFacts>;
-  /** access token -> user id (never changes), so the next read can include `user:<id>`. */
-  tokenUsers: BoundedMap<number>;
+  /**
+   * access token -> its user and client (never change), so the next read of the token can include
+   * `user:<id>` and `client:<id>` in the same round trip.
+   */
+  tokenOwners: BoundedMap<TokenOwner>;
   /** team id -> organization id or null (a team never moves). */
   teamOrganizations: BoundedMap<number | null>;
   /** `<userId>:<orgId>:<teamId>` -> access facts; tagged with `org:<id>` and/or `team:<id>`. */
@@ -35,6 +44,11 @@ export interface AccessControl {
   apiKeyTouches: Map<number, number>;
   /** The user's facts: cached when `version` (of `user:<id>`, read this request) matches. */
   userFacts(userId: number, version: number | undefined): Promise<UserFacts | null>;
+  /**
+   * Whether the OAuth client still exists (a deleted client's tokens stop working at once):
+   * cached when `version` (of `client:<id>`, read this request) matches.
+   */
+  clientExists(clientId: string, version: number | undefined): Promise<boolean>;
   /** Named caches for handlers (`RouteCache`). */
   routeCache: RouteCache;
 }
@@ -76,11 +90,12 @@ const MAX_AGE_MS = 5 * 60_000;
 
 export function createAccessControl(deps: Runtime): AccessControl {
   const users = new VersionedCache<UserFacts>({ max: 20_000, maxAgeMs: MAX_AGE_MS });
+  const clients = new VersionedCache<boolean>({ max: 20_000, maxAgeMs: MAX_AGE_MS });
   return {
     deps,
     apiKeys: new VersionedCache({ max: 20_000, maxAgeMs: MAX_AGE_MS }),
     users,
-    tokenUsers: new BoundedMap(50_000),
+    tokenOwners: new BoundedMap(50_000),
     teamOrganizations: new BoundedMap(50_000),
     facts: new VersionedCache({ max: 50_000, maxAgeMs: MAX_AGE_MS }),
     apiKeyTouches: new Map(),
@@ -95,6 +110,14 @@ export function createAccessControl(deps: Runtime): AccessControl {
       if (facts) users.set(key, facts, [version ?? UNKNOWN_VERSION]);
       else users.delete(key);
       return facts;
+    },
+    async clientExists(clientId, version) {
+      if (version !== undefined && clients.get(clientId, [version])) return true;
+      const exists = (await findOAuthClient(deps.stores.db.knex, clientId)) !== null;
+      // Only "exists" is cached: a deleted client never comes back under the same id.
+      if (exists) clients.set(clientId, true, [version ?? UNKNOWN_VERSION]);
+      else clients.delete(clientId);
+      return exists;
     },
   };
 }

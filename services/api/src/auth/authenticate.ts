@@ -1,4 +1,5 @@
 import { accessVersionKey, findActiveClientSecretHashes } from '@sched/db/queries/access-facts';
+import { clientVersionKey } from '@sched/db/queries/oauth-clients';
 import { findActiveApiKeyByHash, touchLastUsed } from '@sched/db/queries/api-keys';
 import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import { UnauthorizedError } from '@sched/kit/errors';
@@ -93,9 +94,9 @@ async function authenticateAccessToken(
   control: AccessControl,
   keys: readonly string[],
 ): Promise<Authenticated> {
-  const knownUserId = control.tokenUsers.get(token);
-  const userKey = knownUserId === undefined ? undefined : accessVersionKey.user(knownUserId);
-  const readKeys = userKey === undefined ? keys : [userKey, ...keys];
+  const known = control.tokenOwners.get(token);
+  const ownerKeys = known ? [accessVersionKey.user(known.userId), clientVersionKey(known.clientId)] : [];
+  const readKeys = [...ownerKeys, ...keys];
   const { record, versions } = await control.deps.stores.tokenStore.findWithVersions<AccessTokenPayload>(
     'AccessToken',
     token,
@@ -103,6 +104,7 @@ async function authenticateAccessToken(
   );
   const nowSeconds = Date.now() / 1000;
   const userId = record ? Number(record.accountId) : Number.NaN;
+  const clientId = record ? String(record.clientId) : '';
   if (
     record?.kind !== 'AccessToken' ||
     typeof record.exp !== 'number' ||
@@ -110,24 +112,28 @@ async function authenticateAccessToken(
     !Number.isSafeInteger(userId) ||
     userId <= 0
   ) {
-    control.tokenUsers.delete(token);
+    control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }
   const map = versionMap(readKeys, versions);
-  const userVersion = knownUserId === userId && userKey !== undefined ? map.get(userKey) : undefined;
-  const user = await control.userFacts(userId, userVersion);
-  if (!user) {
-    control.tokenUsers.delete(token);
+  // Versions read this request count only if they were read for this token's real owners.
+  const sameOwners = known?.userId === userId && known.clientId === clientId;
+  const [user, clientExists] = await Promise.all([
+    control.userFacts(userId, sameOwners ? map.get(ownerKeys[0]!) : undefined),
+    control.clientExists(clientId, sameOwners ? map.get(ownerKeys[1]!) : undefined),
+  ]);
+  if (!user || !clientExists) {
+    control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }
-  if (knownUserId !== userId) control.tokenUsers.set(token, userId);
+  if (!sameOwners) control.tokenOwners.set(token, { userId, clientId });
   const scope = typeof record.scope === 'string' ? record.scope : '';
   return {
     caller: {
       kind: 'oauth',
       userId,
       serviceAdmin: user.serviceAdmin,
-      clientId: String(record.clientId),
+      clientId,
       scopes: scope === '' ? [] : scope.split(' ').filter((s) => s !== ''),
       legacy: record.extra?.['legacy'] === true,
     },

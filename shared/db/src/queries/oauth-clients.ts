@@ -11,7 +11,9 @@ import type { Knex } from 'knex';
  * token-store version `clientVersionKey(id)` on every request that uses one. Every change to a
  * client that matters for authorization (any column, a secret added or revoked, a review
  * decision, deletion) must bump that version after it is committed, which is why the write
- * functions below take the token store (`VersionBumper`). Code that writes clients any other way
+ * functions below take a `VersionBumper` and bump once their statement succeeded. Called with a
+ * transaction, pass a bumper that holds the bumps until the commit (a bump before the commit lets
+ * another process cache the old row under the new version). Code that writes clients any other way
  * must call `bumpClientVersion` itself.
  */
 
