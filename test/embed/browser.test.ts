@@ -86,6 +86,8 @@ async function openDialogIn(page: Page, sectionName: string, trigger = 'Continue
   const dialog = page.getByRole('dialog', { name: 'Continue with Scheduling' });
   await dialog.waitFor();
   await embedFrame(page).getByRole('button', { name: 'Allow' }).waitFor();
+  // The frame is shown (and focusable) only once the component saw it ready: the spinner goes.
+  await page.getByRole('status').waitFor({ state: 'detached' });
   return dialog;
 }
 

@@ -183,6 +183,15 @@ export async function listRolePermissions(knex: Knex, roleId: string): Promise<s
 const lockAndTouch = (trx: Knex, roleId: string) =>
   trx('roles').where({ id: roleId }).update({ updated_at: trx.fn.now() });
 
+/** Inserts permissions the role does not hold yet (each once). */
+async function insertPermissions(trx: Knex.Transaction, roleId: string, permissions: readonly string[]) {
+  if (permissions.length === 0) return;
+  await trx('role_permissions')
+    .insert([...new Set(permissions)].map((permission) => ({ role_id: roleId, permission })))
+    .onConflict(['role_id', 'permission'])
+    .ignore();
+}
+
 /** Adds permissions (those already held are kept once); returns the role's permissions. */
 export async function addRolePermissions(
   knex: Knex,
@@ -191,12 +200,7 @@ export async function addRolePermissions(
 ): Promise<string[]> {
   await knex.transaction(async (trx) => {
     await lockAndTouch(trx, roleId);
-    if (permissions.length > 0) {
-      await trx('role_permissions')
-        .insert([...new Set(permissions)].map((permission) => ({ role_id: roleId, permission })))
-        .onConflict(['role_id', 'permission'])
-        .ignore();
-    }
+    await insertPermissions(trx, roleId, permissions);
   });
   return listRolePermissions(knex, roleId);
 }
@@ -210,12 +214,7 @@ export async function replaceRolePermissions(
   await knex.transaction(async (trx) => {
     await lockAndTouch(trx, roleId);
     await trx('role_permissions').where({ role_id: roleId }).delete();
-    if (permissions.length > 0) {
-      await trx('role_permissions')
-        .insert([...new Set(permissions)].map((permission) => ({ role_id: roleId, permission })))
-        .onConflict(['role_id', 'permission'])
-        .ignore();
-    }
+    await insertPermissions(trx, roleId, permissions);
   });
   return listRolePermissions(knex, roleId);
 }
