@@ -1,12 +1,11 @@
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import { readParams } from '../http/params.ts';
 import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
-import { authenticateClient, basicChallenge, presentedClient } from './client-auth.ts';
-import { fromProviderFailure, tokenErrors } from './token-errors.ts';
+import { authenticateClient, basicChallenge } from './client-auth.ts';
+import { providerRefusal, readClientRequest } from './client-request.ts';
 
 /**
  * POST /v2/auth/oauth2/revoke (RFC 7009) in front of oidc-provider: JSON or form bodies, the same
@@ -18,12 +17,7 @@ export function revocationEndpoint(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function revocationEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.revoke || ctx.method !== 'POST') return next();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-
-    const params = await readParams(ctx, { json: true });
-    const presented = presentedClient(ctx.get('authorization'), params);
-    if (!presented.clientId) throw tokenErrors.clientIdRequired();
+    const { params, presented } = await readClientRequest(ctx);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');
     await enforceLimit(
       store,
@@ -40,17 +34,6 @@ export function revocationEndpoint(deps: AuthDeps) {
     await next();
 
     if (ctx.status === 200) return;
-    const body = ctx.body as Record<string, unknown> | undefined;
-    const failure = ctx.state.oauthFailure as { error_detail?: string } | undefined;
-    throw fromProviderFailure(
-      {
-        status: ctx.status,
-        error: typeof body?.error === 'string' ? body.error : 'server_error',
-        description: typeof body?.error_description === 'string' ? body.error_description : undefined,
-        detail: failure?.error_detail,
-      },
-      undefined,
-      challenge,
-    );
+    throw providerRefusal(ctx, undefined, challenge);
   };
 }

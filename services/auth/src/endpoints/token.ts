@@ -1,14 +1,15 @@
 import { clientVersionKey } from '@sched/db/queries/oauth-clients';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
-import { type Params, readParams } from '../http/params.ts';
+import type { Params } from '../http/params.ts';
 import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { deferTokenWrites, flushTokenWrites, prefetched, wellFormed } from '../provider/adapter.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
-import { authenticateClient, basicChallenge, presentedClient } from './client-auth.ts';
-import { fromProviderFailure, GRANT_TYPES, tokenErrors } from './token-errors.ts';
+import { authenticateClient, basicChallenge } from './client-auth.ts';
+import { providerRefusal, readClientRequest } from './client-request.ts';
+import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 
 /**
  * The client of the request. For a refresh, the refresh token and the client's cache version come
@@ -37,12 +38,7 @@ export function tokenEndpoint(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function tokenEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.token || ctx.method !== 'POST') return next();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
-
-    const params = await readParams(ctx, { json: true });
-    const presented = presentedClient(ctx.get('authorization'), params);
-    if (!presented.clientId) throw tokenErrors.clientIdRequired();
+    const { params, presented } = await readClientRequest(ctx);
     const grantType = params.grant_type;
     if (!grantType) throw tokenErrors.unsupportedGrantType();
     if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw tokenErrors.unsupportedGrantType();
@@ -77,16 +73,6 @@ export function tokenEndpoint(deps: AuthDeps) {
       };
       return;
     }
-    const failure = ctx.state.oauthFailure as { error_detail?: string } | undefined;
-    throw fromProviderFailure(
-      {
-        status: ctx.status,
-        error: typeof body?.error === 'string' ? body.error : 'server_error',
-        description: typeof body?.error_description === 'string' ? body.error_description : undefined,
-        detail: failure?.error_detail,
-      },
-      grantType,
-      basicChallenge(deps.issuer, presented),
-    );
+    throw providerRefusal(ctx, grantType, basicChallenge(deps.issuer, presented));
   };
 }

@@ -1,0 +1,40 @@
+import type { Context } from 'koa';
+import type { OAuthError } from '../errors.ts';
+import { type Params, readParams } from '../http/params.ts';
+import { type PresentedClient, presentedClient } from './client-auth.ts';
+import { fromProviderFailure, tokenErrors } from './token-errors.ts';
+
+/**
+ * The opening of every endpoint a client calls directly (token, revocation): answers are never
+ * cached, the body is JSON or form, and the client is named (body or HTTP Basic) or refused.
+ */
+export async function readClientRequest(
+  ctx: Context,
+): Promise<{ params: Params; presented: PresentedClient & { clientId: string } }> {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+  const params = await readParams(ctx, { json: true });
+  const presented = presentedClient(ctx.get('authorization'), params);
+  if (!presented.clientId) throw tokenErrors.clientIdRequired();
+  return { params, presented: { ...presented, clientId: presented.clientId } };
+}
+
+/** What oidc-provider refused (its body and the error detail it recorded) as the contract's error. */
+export function providerRefusal(
+  ctx: Context,
+  grantType: string | undefined,
+  challenge: Parameters<typeof fromProviderFailure>[2],
+): OAuthError {
+  const body = ctx.body as Record<string, unknown> | undefined;
+  const failure = ctx.state.oauthFailure as { error_detail?: string } | undefined;
+  return fromProviderFailure(
+    {
+      status: ctx.status,
+      error: typeof body?.error === 'string' ? body.error : 'server_error',
+      description: typeof body?.error_description === 'string' ? body.error_description : undefined,
+      detail: failure?.error_detail,
+    },
+    grantType,
+    challenge,
+  );
+}
