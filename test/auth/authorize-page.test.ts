@@ -1,3 +1,4 @@
+import { createOrganization } from '@sched/db/queries/organizations';
 import test, { type ExecutionContext } from 'ava';
 import {
   authorizeInBrowser,
@@ -23,6 +24,8 @@ test.before(async () => {
   system = await startTestSystem();
   const knex = system.stores.db.knex;
   user = await createTestUser(knex);
+  // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
+  await createOrganization(knex, { name: 'Acme', slug: `acme-${Date.now()}`, ownerUserId: user.user.id });
   app = await createTestClient(knex, {
     scopes: ['PROFILE_READ', 'ORG_BOOKING_READ'],
     redirectUris: ['https://app.example.com/callback'],

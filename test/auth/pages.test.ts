@@ -1,3 +1,4 @@
+import { createOrganization } from '@sched/db/queries/organizations';
 import { findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
 import {
@@ -26,6 +27,12 @@ test.before(async () => {
   smtp = await startSmtpServer();
   system = await startTestSystem({ SMTP_URL: smtp.url });
   user = await createTestUser(system.stores.db.knex);
+  // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
+  await createOrganization(system.stores.db.knex, {
+    name: 'Acme',
+    slug: `acme-${Date.now()}`,
+    ownerUserId: user.user.id,
+  });
   app = await createTestClient(system.stores.db.knex, {
     name: 'Acme Calendar',
     logo: 'https://acme.example.com/logo.png',

@@ -1,6 +1,8 @@
 import {
   type AuthorizationScopeCheck,
   checkAuthorizationScopes,
+  type GrantingUser,
+  scopesBeyondUser,
   SCOPE_EXCEEDS_CLIENT_DESCRIPTION,
   SCOPE_REQUIRED_MESSAGE,
   UNKNOWN_SCOPE_DESCRIPTION,
@@ -93,5 +95,57 @@ const cases: [string, string[], string[], boolean, AuthorizationScopeCheck][] = 
 for (const [name, requested, clientScopes, legacyClient, expected] of cases) {
   test(`checkAuthorizationScopes: ${name}`, (t) => {
     t.deepEqual(checkAuthorizationScopes({ requested, clientScopes, legacyClient }), expected);
+  });
+}
+
+// Who may grant ORG_ and TEAM_ scopes (the "insufficient permissions" redirect).
+const granting: Array<[string, readonly string[], GrantingUser, string[]]> = [
+  [
+    'no memberships: user scopes only',
+    ['PROFILE_READ', 'BOOKING_WRITE'],
+    { organizationRoles: [], teamRoles: [] },
+    [],
+  ],
+  [
+    'no memberships: ORG_ and TEAM_ refused',
+    ['PROFILE_READ', 'ORG_BOOKING_READ', 'TEAM_PROFILE_READ'],
+    { organizationRoles: [], teamRoles: [] },
+    ['ORG_BOOKING_READ', 'TEAM_PROFILE_READ'],
+  ],
+  [
+    'legacy values need nothing',
+    ['READ_BOOKING', 'READ_PROFILE'],
+    { organizationRoles: [], teamRoles: [] },
+    [],
+  ],
+  [
+    'org MEMBER: ORG_ yes, TEAM_ no',
+    ['ORG_BOOKING_READ', 'TEAM_PROFILE_READ'],
+    { organizationRoles: ['MEMBER'], teamRoles: [] },
+    ['TEAM_PROFILE_READ'],
+  ],
+  [
+    'org ADMIN reaches every team',
+    ['ORG_BOOKING_READ', 'TEAM_PROFILE_READ'],
+    { organizationRoles: ['ADMIN'], teamRoles: [] },
+    [],
+  ],
+  [
+    'org OWNER reaches every team',
+    ['TEAM_PROFILE_READ'],
+    { organizationRoles: ['OWNER'], teamRoles: [] },
+    [],
+  ],
+  [
+    'team MEMBER: TEAM_ yes, ORG_ no',
+    ['ORG_BOOKING_READ', 'TEAM_PROFILE_READ'],
+    { organizationRoles: [], teamRoles: ['MEMBER'] },
+    ['ORG_BOOKING_READ'],
+  ],
+  ['nothing requested', [], { organizationRoles: [], teamRoles: [] }, []],
+];
+for (const [name, requested, user, expected] of granting) {
+  test(`scopesBeyondUser: ${name}`, (t) => {
+    t.deepEqual(scopesBeyondUser(requested, user), expected);
   });
 }

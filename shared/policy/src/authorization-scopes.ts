@@ -1,4 +1,5 @@
 // Validation of the `scope` requested at the authorization page (contract §5).
+import { type Role, roleAtLeast } from './roles.ts';
 import { isKnownScope, scopeSatisfies } from './scopes.ts';
 
 export const SCOPE_REQUIRED_MESSAGE = 'scope parameter is required for this OAuth client';
@@ -33,4 +34,31 @@ export function checkAuthorizationScopes(input: {
     return { ok: false, error: 'invalid_request', description: SCOPE_EXCEEDS_CLIENT_DESCRIPTION };
   }
   return { ok: true, scopes: [...requested] };
+}
+
+/** What the signed-in user is, as far as granting scopes goes: accepted memberships only. */
+export interface GrantingUser {
+  organizationRoles: readonly Role[];
+  teamRoles: readonly Role[];
+}
+
+export const INSUFFICIENT_PERMISSIONS_DESCRIPTION =
+  'The user has insufficient permissions to grant the requested scope';
+
+/**
+ * The requested scopes this user cannot grant (api-v2 "user ... has insufficient permissions:
+ * redirect with an error"). A grant can only hand over what the user could do: ORG_ scopes need an
+ * organization membership; TEAM_ scopes need a team membership, or an organization ADMIN or OWNER
+ * role (which reaches every team of the organization). User-level and legacy scopes need nothing.
+ * Finer rules (which role, which permission) are the resource API's, per request.
+ */
+export function scopesBeyondUser(requested: readonly string[], user: GrantingUser): string[] {
+  const inOrganization = user.organizationRoles.length > 0;
+  const reachesTeams =
+    user.teamRoles.length > 0 || user.organizationRoles.some((role) => roleAtLeast(role, 'ADMIN'));
+  return requested.filter((scope) => {
+    if (scope.startsWith('ORG_')) return !inOrganization;
+    if (scope.startsWith('TEAM_')) return !reachesTeams;
+    return false;
+  });
 }

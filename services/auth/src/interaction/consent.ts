@@ -12,6 +12,7 @@ import { interactionPath } from '../paths.ts';
 import { createGrant } from '../provider/grants.ts';
 import { scopeList } from '../provider/scopes.ts';
 import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+import { insufficientPermissions, scopesUserCannotGrant } from '../provider/grant-permissions.ts';
 
 async function loadParties(deps: AuthDeps, ctx: Context, interaction: Interaction) {
   const { clientId, scope } = requestOf(interaction);
@@ -22,8 +23,29 @@ async function loadParties(deps: AuthDeps, ctx: Context, interaction: Interactio
   return { client, user, accountId, scope };
 }
 
+/**
+ * A user who cannot grant what the client asks for never sees Allow: the request goes back to the
+ * client with access_denied (checked on showing the page and again on Allow). True when it did.
+ */
+async function refusedForPermissions(
+  deps: AuthDeps,
+  ctx: Context,
+  parties: { accountId: string; scope: string },
+): Promise<boolean> {
+  const beyond = await scopesUserCannotGrant(
+    deps.runtime.stores.db.knex,
+    Number(parties.accountId),
+    parties.scope,
+  );
+  if (beyond.length === 0) return false;
+  await finishInteraction(deps, ctx, insufficientPermissions(beyond), false);
+  return true;
+}
+
 export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: Interaction): Promise<void> {
-  const { client, user, scope } = await loadParties(deps, ctx, interaction);
+  const parties = await loadParties(deps, ctx, interaction);
+  if (await refusedForPermissions(deps, ctx, parties)) return;
+  const { client, user, scope } = parties;
   sendPage(
     ctx,
     200,
@@ -57,7 +79,9 @@ export function consent(deps: AuthDeps) {
     }
     if (form.decision !== 'allow') throw new BadRequestError('Choose Allow or Deny.');
 
-    const { client, accountId, scope } = await loadParties(deps, ctx, interaction);
+    const parties = await loadParties(deps, ctx, interaction);
+    if (await refusedForPermissions(deps, ctx, parties)) return;
+    const { client, accountId, scope } = parties;
     const grant = await createGrant(deps.provider, {
       accountId,
       clientId: client.id,

@@ -1,3 +1,4 @@
+import { insertEmailVerificationToken } from '@sched/db/queries/email-verification-tokens';
 import type { User } from '@sched/db/queries/users';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
 import type { AuthDeps } from '../deps.ts';
@@ -5,27 +6,19 @@ import { html } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
 
 /**
- * E-mail verification links. The link carries a random 256-bit token; the token store keeps only
- * its SHA-256 (model EMAIL_VERIFICATION_MODEL, 24 hours), and using it is atomic and single-use.
+ * E-mail verification links. The link carries a random 256-bit token; the table
+ * `email_verification_tokens` keeps only its SHA-256 for 24 hours, and using it is single-use.
  */
-export const EMAIL_VERIFICATION_MODEL = 'EmailVerification';
 export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 60 * 60;
-
-export interface EmailVerificationRecord {
-  userId: number;
-  email: string;
-  [field: string]: unknown;
-}
 
 export async function sendVerificationEmail(deps: AuthDeps, user: User): Promise<void> {
   const token = randomToken(32);
-  const record: EmailVerificationRecord = { userId: user.id, email: user.email };
-  await deps.runtime.stores.tokenStore.upsert(
-    EMAIL_VERIFICATION_MODEL,
-    sha256Hex(token),
-    record,
-    EMAIL_VERIFICATION_TTL_SECONDS,
-  );
+  await insertEmailVerificationToken(deps.runtime.stores.db.knex, {
+    userId: user.id,
+    email: user.email,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(Date.now() + EMAIL_VERIFICATION_TTL_SECONDS * 1000),
+  });
   const link = `${deps.issuer}${PATHS.verifyEmail}?token=${encodeURIComponent(token)}`;
   const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
   await deps.runtime.mailer.send({

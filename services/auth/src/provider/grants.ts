@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type Provider from 'oidc-provider';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientLoader } from './clients.ts';
+import { scopesUserCannotGrant } from './grant-permissions.ts';
 import { scopeList } from './scopes.ts';
 
 /**
@@ -56,6 +57,8 @@ export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
     if (!accountId || !client) return undefined;
     const scope = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope : '';
     if (!(await hasConsent(knex, Number(accountId), client.clientId, scopeList(scope)))) return undefined;
+    // Remembered consent does not outlive the memberships it needed: the consent step refuses then.
+    if ((await scopesUserCannotGrant(knex, Number(accountId), scope)).length > 0) return undefined;
     const record = await loadClient(ctx.state as Record<string, unknown>, client.clientId);
     if (!record) return undefined;
     return createGrant(provider, { accountId, clientId: client.clientId, scope, legacy: record.isLegacy });

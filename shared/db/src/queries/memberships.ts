@@ -275,3 +275,17 @@ export async function findPrimaryOrganizationId(knex: Knex, userId: number): Pro
     .first('organization_id')) as { organization_id: number | string } | undefined;
   return row ? Number(row.organization_id) : null;
 }
+
+/** Roles of the user's accepted memberships, organizations and teams apart (who may grant which scopes). */
+export async function findAcceptedMembershipRoles(
+  knex: Knex,
+  userId: number,
+): Promise<{ organizationRoles: Role[]; teamRoles: Role[] }> {
+  const rows = (await knex('memberships')
+    .where({ user_id: userId, accepted: true })
+    .select('organization_id', 'role')) as Array<{ organization_id: number | string | null; role: Role }>;
+  return {
+    organizationRoles: rows.filter((row) => row.organization_id !== null).map((row) => row.role),
+    teamRoles: rows.filter((row) => row.organization_id === null).map((row) => row.role),
+  };
+}

@@ -1,0 +1,104 @@
+import {
+  consumeEmailVerificationToken,
+  insertEmailVerificationToken,
+} from '@sched/db/queries/email-verification-tokens';
+import { createUser } from '@sched/db/queries/users';
+import { sha256Hex } from '@sched/kit/secrets';
+import test from 'ava';
+import { createTestDatabase, databaseBackends } from '../support/database.ts';
+
+// The verification-link table on each database backend: hash only, single use, expiry, pruning.
+
+const HOUR = 60 * 60 * 1000;
+
+for (const backend of databaseBackends()) {
+  const open = async () => {
+    const database = await createTestDatabase({ backend });
+    const user = await createUser(database.db.knex, {
+      email: `verify-${backend}@example.com`,
+      password: 'a long password',
+      name: 'Verifier',
+    });
+    return { database, knex: database.db.knex, user };
+  };
+
+  test(`${backend}: a link verifies its user and address once; the table holds only the hash`, async (t) => {
+    const { database, knex, user } = await open();
+    try {
+      const hash = sha256Hex('the-token-from-the-link');
+      await insertEmailVerificationToken(knex, {
+        userId: user.id,
+        email: user.email,
+        tokenHash: hash,
+        expiresAt: new Date(Date.now() + HOUR),
+      });
+      const stored = await knex('email_verification_tokens').select('token_hash');
+      t.deepEqual(stored, [{ token_hash: hash }]);
+
+      t.deepEqual(await consumeEmailVerificationToken(knex, hash), { userId: user.id, email: user.email });
+      t.is(await consumeEmailVerificationToken(knex, hash), null, 'second use');
+      t.is(await consumeEmailVerificationToken(knex, sha256Hex('never issued')), null, 'unknown');
+      t.is(await consumeEmailVerificationToken(knex, 'not a hash'), null, 'malformed');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test(`${backend}: an expired link is refused`, async (t) => {
+    const { database, knex, user } = await open();
+    try {
+      const hash = sha256Hex('expired');
+      await insertEmailVerificationToken(knex, {
+        userId: user.id,
+        email: user.email,
+        tokenHash: hash,
+        expiresAt: new Date(Date.now() + HOUR),
+      });
+      t.is(await consumeEmailVerificationToken(knex, hash, new Date(Date.now() + 2 * HOUR)), null);
+      t.truthy(await consumeEmailVerificationToken(knex, hash), 'still valid now');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test(`${backend}: concurrent uses of one link have exactly one winner`, async (t) => {
+    const { database, knex, user } = await open();
+    try {
+      const hash = sha256Hex('raced');
+      await insertEmailVerificationToken(knex, {
+        userId: user.id,
+        email: user.email,
+        tokenHash: hash,
+        expiresAt: new Date(Date.now() + HOUR),
+      });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => consumeEmailVerificationToken(knex, hash)),
+      );
+      t.is(results.filter(Boolean).length, 1);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test(`${backend}: a new link drops the user's used and expired links, keeps the live ones`, async (t) => {
+    const { database, knex, user } = await open();
+    try {
+      const issue = (token: string, expiresAt: Date) =>
+        insertEmailVerificationToken(knex, {
+          userId: user.id,
+          email: user.email,
+          tokenHash: sha256Hex(token),
+          expiresAt,
+        });
+      await issue('used', new Date(Date.now() + HOUR));
+      await consumeEmailVerificationToken(knex, sha256Hex('used'));
+      await issue('expired', new Date(Date.now() - 1000));
+      await issue('live', new Date(Date.now() + HOUR));
+      await issue('newest', new Date(Date.now() + HOUR));
+      const left = await knex('email_verification_tokens').orderBy('id').pluck('token_hash');
+      t.deepEqual(left, [sha256Hex('live'), sha256Hex('newest')]);
+    } finally {
+      await database.drop();
+    }
+  });
+}
