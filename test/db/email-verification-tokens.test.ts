@@ -19,19 +19,20 @@ for (const backend of databaseBackends()) {
       password: 'a long password',
       name: 'Verifier',
     });
-    return { database, knex: database.db.knex, user };
+    const knex = database.db.knex;
+    /** Issues a link for `token`, live for an hour unless told otherwise; returns its hash. */
+    const issue = async (token: string, expiresAt = new Date(Date.now() + HOUR)) => {
+      const tokenHash = sha256Hex(token);
+      await insertEmailVerificationToken(knex, { userId: user.id, email: user.email, tokenHash, expiresAt });
+      return tokenHash;
+    };
+    return { database, knex, user, issue };
   };
 
   test(`${backend}: a link verifies its user and address once; the table holds only the hash`, async (t) => {
-    const { database, knex, user } = await open();
+    const { database, knex, user, issue } = await open();
     try {
-      const hash = sha256Hex('the-token-from-the-link');
-      await insertEmailVerificationToken(knex, {
-        userId: user.id,
-        email: user.email,
-        tokenHash: hash,
-        expiresAt: new Date(Date.now() + HOUR),
-      });
+      const hash = await issue('the-token-from-the-link');
       const stored = await knex('email_verification_tokens').select('token_hash');
       t.deepEqual(stored, [{ token_hash: hash }]);
 
@@ -45,15 +46,9 @@ for (const backend of databaseBackends()) {
   });
 
   test(`${backend}: an expired link is refused`, async (t) => {
-    const { database, knex, user } = await open();
+    const { database, knex, issue } = await open();
     try {
-      const hash = sha256Hex('expired');
-      await insertEmailVerificationToken(knex, {
-        userId: user.id,
-        email: user.email,
-        tokenHash: hash,
-        expiresAt: new Date(Date.now() + HOUR),
-      });
+      const hash = await issue('expired');
       t.is(await consumeEmailVerificationToken(knex, hash, new Date(Date.now() + 2 * HOUR)), null);
       t.truthy(await consumeEmailVerificationToken(knex, hash), 'still valid now');
     } finally {
@@ -62,15 +57,9 @@ for (const backend of databaseBackends()) {
   });
 
   test(`${backend}: concurrent uses of one link have exactly one winner`, async (t) => {
-    const { database, knex, user } = await open();
+    const { database, knex, issue } = await open();
     try {
-      const hash = sha256Hex('raced');
-      await insertEmailVerificationToken(knex, {
-        userId: user.id,
-        email: user.email,
-        tokenHash: hash,
-        expiresAt: new Date(Date.now() + HOUR),
-      });
+      const hash = await issue('raced');
       const results = await Promise.all(
         Array.from({ length: 20 }, () => consumeEmailVerificationToken(knex, hash)),
       );
@@ -81,20 +70,13 @@ for (const backend of databaseBackends()) {
   });
 
   test(`${backend}: a new link drops the user's used and expired links, keeps the live ones`, async (t) => {
-    const { database, knex, user } = await open();
+    const { database, knex, issue } = await open();
     try {
-      const issue = (token: string, expiresAt: Date) =>
-        insertEmailVerificationToken(knex, {
-          userId: user.id,
-          email: user.email,
-          tokenHash: sha256Hex(token),
-          expiresAt,
-        });
-      await issue('used', new Date(Date.now() + HOUR));
+      await issue('used');
       await consumeEmailVerificationToken(knex, sha256Hex('used'));
       await issue('expired', new Date(Date.now() - 1000));
-      await issue('live', new Date(Date.now() + HOUR));
-      await issue('newest', new Date(Date.now() + HOUR));
+      await issue('live');
+      await issue('newest');
       const left = await knex('email_verification_tokens').orderBy('id').pluck('token_hash');
       t.deepEqual(left, [sha256Hex('live'), sha256Hex('newest')]);
     } finally {
