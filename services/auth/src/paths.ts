@@ -8,9 +8,17 @@ export const PATHS = {
   interaction: '/auth/interaction',
   verifyEmail: '/auth/verify-email',
   stylesheet: '/auth/assets/app.css',
+  /** The onboarding embed's entry (shared/onboarding-embed/README.md "Protocol" §1). */
+  embedOnboarding: '/auth/embed/onboarding',
+  /** Everything under here is an embed page (framing allowed for the client's origins). */
+  embedPrefix: '/auth/embed/',
+  /** The embed pages' one script (postMessage to the embedding page). */
+  embedScript: '/auth/embed/assets/embed.js',
 } as const;
 
-export const interactionPath = (uid: string, step?: 'signin' | 'signup' | 'consent'): string =>
+export type InteractionStep = 'signin' | 'signup' | 'consent' | 'profile' | 'calendar';
+
+export const interactionPath = (uid: string, step?: InteractionStep): string =>
   `${PATHS.interaction}/${encodeURIComponent(uid)}${step ? `/${step}` : ''}`;
 
 /** Browser pages answer errors with HTML; everything else (token, revoke, metadata) with JSON. */

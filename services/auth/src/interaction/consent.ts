@@ -7,6 +7,9 @@ import { InteractionExpiredError } from '../errors.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
 import { consentPage } from '../pages/consent.ts';
+import { embedPageOptions } from '../embed/flow.ts';
+import { joinEmbedFlow } from '../embed/interaction.ts';
+import { progress } from '../embed/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { interactionPath } from '../paths.ts';
 import { createGrant } from '../provider/grants.ts';
@@ -46,6 +49,7 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
   const parties = await loadParties(deps, ctx, interaction);
   if (await refusedForPermissions(deps, ctx, parties)) return;
   const { client, user, scope } = parties;
+  const options = embedPageOptions(ctx);
   sendPage(
     ctx,
     200,
@@ -56,7 +60,9 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
       client,
       account: user.email,
       scopes: scopeList(scope),
+      ...(options ? { header: progress('Authorize') } : {}),
     }),
+    options,
   );
 }
 
@@ -69,6 +75,7 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
 export function consent(deps: AuthDeps) {
   return async function consentHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
+    const embedded = (await joinEmbedFlow(deps, ctx, interaction)) !== undefined;
     const form = await readParams(ctx, { json: false });
     verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
     if (interaction.prompt.name !== 'consent') return seeOther(ctx, interactionPath(interaction.uid));
@@ -80,6 +87,10 @@ export function consent(deps: AuthDeps) {
     if (form.decision !== 'allow') throw new BadRequestError('Choose Allow or Deny.');
 
     const parties = await loadParties(deps, ctx, interaction);
+    // The embed flow authorizes only once onboarding is done: an early Allow goes back to the step.
+    if (embedded && parties.user.onboardingStep !== 'complete') {
+      return seeOther(ctx, interactionPath(interaction.uid));
+    }
     if (await refusedForPermissions(deps, ctx, parties)) return;
     const { client, accountId, scope } = parties;
     const grant = await createGrant(deps.provider, {

@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
+import { showEmbedStep } from '../embed/steps.ts';
+import { joinEmbedFlow } from '../embed/interaction.ts';
 import { renderConsent } from './consent.ts';
 import { currentInteraction } from './current.ts';
 import { renderSignIn } from './sign-in.ts';
@@ -9,6 +11,7 @@ import { renderSignIn } from './sign-in.ts';
 export function showInteraction(deps: AuthDeps) {
   return async function showInteractionHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
+    if (await joinEmbedFlow(deps, ctx, interaction)) return showEmbedStep(deps, ctx, interaction);
     switch (interaction.prompt.name) {
       case 'login':
         return renderSignIn(deps, ctx, interaction);

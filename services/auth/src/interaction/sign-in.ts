@@ -4,6 +4,9 @@ import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
 import { assertNotLocked, countFailure, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { embedFlowOf, embedPageOptions } from '../embed/flow.ts';
+import { joinEmbedFlow } from '../embed/interaction.ts';
+import { progress } from '../embed/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { signInPage } from '../pages/sign-in.ts';
 import { interactionPath } from '../paths.ts';
@@ -19,6 +22,7 @@ export async function renderSignIn(
   options: { status?: number; email?: string; error?: string } = {},
 ): Promise<void> {
   const client = await deps.loadClient(ctx.state, requestOf(interaction).clientId);
+  const embedded = embedFlowOf(ctx) !== undefined;
   sendPage(
     ctx,
     options.status ?? 200,
@@ -29,8 +33,25 @@ export async function renderSignIn(
       clientName: client?.name,
       ...(options.email !== undefined ? { email: options.email } : {}),
       ...(options.error !== undefined ? { error: options.error } : {}),
+      ...(embedded ? { cancel: true, header: progress('Account') } : {}),
     }),
+    // A mistyped password is not a failure of the flow: nothing is reported to the embedding page.
+    embedPageOptions(ctx),
   );
+}
+
+/**
+ * GET /auth/interaction/:uid/signin: the sign-in form on its own address (the onboarding embed
+ * opens with the sign-up form, and links here for people who already have an account).
+ */
+export function showSignIn(deps: AuthDeps) {
+  return async function showSignInHandler(ctx: Context) {
+    const interaction = await currentInteraction(deps, ctx);
+    const flow = await joinEmbedFlow(deps, ctx, interaction);
+    if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
+    const email = flow?.prefill.email;
+    await renderSignIn(deps, ctx, interaction, email !== undefined ? { email } : {});
+  };
 }
 
 /**
@@ -42,6 +63,7 @@ export function signIn(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function signInHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
+    await joinEmbedFlow(deps, ctx, interaction);
     const form = await readParams(ctx, { json: false });
     verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));

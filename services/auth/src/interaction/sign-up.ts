@@ -5,6 +5,9 @@ import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { type Params, readParams } from '../http/params.ts';
 import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { embedFlowOf, embedPageOptions, errorMessage } from '../embed/flow.ts';
+import { joinEmbedFlow } from '../embed/interaction.ts';
+import { progress } from '../embed/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { type SignUpField, type SignUpView, signUpPage } from '../pages/sign-up.ts';
 import { interactionPath } from '../paths.ts';
@@ -48,7 +51,12 @@ function validate(form: Params): { input: SignUpInput; errors: FieldErrors } {
   return { input, errors };
 }
 
-async function renderSignUp(
+/**
+ * The sign-up form. In an onboarding-embed flow (marked by the caller) it starts prefilled from the
+ * embedding site's `prefill_*`, links to the embed's sign-in form, offers Cancel, and reports a
+ * failed attempt to the embedding page as SIGNUP_FAILED.
+ */
+export async function renderSignUp(
   deps: AuthDeps,
   ctx: Context,
   interaction: Interaction,
@@ -56,19 +64,31 @@ async function renderSignUp(
   extra: Pick<SignUpView, 'values' | 'errors' | 'error'> = {},
 ): Promise<void> {
   const client = await deps.loadClient(ctx.state, requestOf(interaction).clientId);
+  const flow = embedFlowOf(ctx);
   const view: SignUpView = {
     uid: interaction.uid,
     csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
     clientName: client?.name,
+    ...(flow
+      ? {
+          values: flow.prefill,
+          signInHref: interactionPath(interaction.uid, 'signin'),
+          cancel: true,
+          header: progress('Account'),
+        }
+      : {}),
     ...extra,
   };
-  sendPage(ctx, status, 'Create account', signUpPage(view));
+  const problems = [extra.error, ...Object.values(extra.errors ?? {})].filter(Boolean).join(' ');
+  const options = embedPageOptions(ctx, problems ? errorMessage('SIGNUP_FAILED', problems) : undefined);
+  sendPage(ctx, status, 'Create account', signUpPage(view), options);
 }
 
 /** GET /auth/interaction/:uid/signup */
 export function showSignUp(deps: AuthDeps) {
   return async function showSignUpHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
+    await joinEmbedFlow(deps, ctx, interaction);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
     await renderSignUp(deps, ctx, interaction, 200);
   };
@@ -83,6 +103,7 @@ export function signUp(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function signUpHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
+    await joinEmbedFlow(deps, ctx, interaction);
     const form = await readParams(ctx, { json: false });
     verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));

@@ -10,6 +10,8 @@ export interface ConsentView {
   /** The signed-in user, as shown ("Signed in as ..."). */
   account: string;
   scopes: readonly string[];
+  /** Shown above the client (the onboarding embed's progress). */
+  header?: SafeHtml;
 }
 
 /** Only absolute http(s) URLs are shown as links or images; anything else is left out. */
@@ -39,7 +41,7 @@ function scopeItems(view: ConsentView): SafeHtml {
 
 export function consentPage(view: ConsentView): SafeHtml {
   const { client } = view;
-  return html`${clientHeader(client)}
+  return html`${view.header ?? ''}${clientHeader(client)}
 <h1>${client.name} wants to access your account</h1>
 <p class="account">Signed in as <strong>${view.account}</strong></p>
 <p id="scopes-title">This will allow ${client.name} to:</p>

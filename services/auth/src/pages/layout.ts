@@ -15,18 +15,57 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function layout(title: string, body: SafeHtml): string {
+export type Theme = 'light' | 'dark';
+
+/**
+ * What a page may change in the layout (all optional: without options a page is exactly the
+ * site's ordinary page). The onboarding embed uses them; see src/embed/.
+ */
+export interface PageOptions {
+  /** Forces the light or dark theme (and the matching CSS color-scheme); default: the system's. */
+  theme?: Theme;
+  /** Origins allowed to frame the page (CSP frame-ancestors); default none. */
+  frameAncestors?: readonly string[];
+  /** One same-origin script (allowed by `script-src 'self'`); default none. */
+  script?: string;
+  /** `data-*` attributes on <body> (read by the script): name without the prefix -> value. */
+  data?: Readonly<Record<string, string>>;
+  /** Extra class on <body>. */
+  bodyClass?: string;
+}
+
+/** The page's CSP: PAGE_CSP, plus the script and the framing origins when options ask for them. */
+export function pageCsp(options: PageOptions = {}): string {
+  if (!options.script && !options.frameAncestors) return PAGE_CSP;
+  const ancestors =
+    options.frameAncestors && options.frameAncestors.length > 0 ? options.frameAncestors.join(' ') : "'none'";
+  return [
+    "default-src 'none'",
+    ...(options.script ? ["script-src 'self'"] : []),
+    "style-src 'self'",
+    "img-src 'self' https: data:",
+    "base-uri 'none'",
+    `frame-ancestors ${ancestors}`,
+  ].join('; ');
+}
+
+const dataAttributes = (data: PageOptions['data']): SafeHtml =>
+  html`${Object.entries(data ?? {}).map(([name, value]) => html` data-${name}="${value}"`)}`;
+
+export function layout(title: string, body: SafeHtml, options: PageOptions = {}): string {
+  const theme = options.theme;
   return html`<!doctype html>
-<html lang="en">
+<html lang="en"${theme ? html` data-theme="${theme}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
+<meta name="color-scheme" content="${theme ?? 'light dark'}">
 <meta name="referrer" content="no-referrer">
 <title>${title} · Scheduling</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+${options.script ? html`<script src="${options.script}" defer></script>` : ''}
 </head>
-<body>
+<body${options.bodyClass ? html` class="${options.bodyClass}"` : ''}${dataAttributes(options.data)}>
 <main class="card">
 <div class="brand"><span class="brand-mark" aria-hidden="true"></span>Scheduling</div>
 ${body}
@@ -37,12 +76,18 @@ ${body}
 `.value;
 }
 
-/** Sends a server-rendered page: never cached, never framed, no referrer. */
-export function sendPage(ctx: Context, status: number, title: string, body: SafeHtml): void {
+/** Sends a server-rendered page: never cached, no referrer, framed only where `options` allow. */
+export function sendPage(
+  ctx: Context,
+  status: number,
+  title: string,
+  body: SafeHtml,
+  options: PageOptions = {},
+): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
-  ctx.set('Content-Security-Policy', PAGE_CSP);
-  ctx.body = layout(title, body);
+  ctx.set('Content-Security-Policy', pageCsp(options));
+  ctx.body = layout(title, body, options);
 }

@@ -8,12 +8,16 @@ export interface SignInView {
   clientName: string | undefined;
   email?: string;
   error?: string;
+  /** Onboarding embed: a Cancel button that closes the dialog (the page's script posts onboarding:close). */
+  cancel?: boolean;
+  /** Shown above the heading (the onboarding embed's progress). */
+  header?: SafeHtml;
 }
 
 export function signInPage(view: SignInView): SafeHtml {
   const errorId = 'signin-error';
   const described = view.error ? errorId : undefined;
-  return html`<h1>Sign in</h1>
+  return html`${view.header ?? ''}<h1>Sign in</h1>
 <p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : 'to continue'}</p>
 ${view.error ? html`<div class="alert alert-error" role="alert" id="${errorId}">${view.error}</div>` : ''}
 <form method="post" action="${interactionPath(view.uid, 'signin')}" novalidate>
@@ -28,5 +32,6 @@ ${view.error ? html`<div class="alert alert-error" role="alert" id="${errorId}">
 </div>
 <button type="submit" class="primary block">Sign in</button>
 </form>
-<p class="alt">New here? <a href="${interactionPath(view.uid, 'signup')}">Create account</a></p>`;
+<p class="alt">New here? <a href="${interactionPath(view.uid, 'signup')}">Create account</a></p>
+${view.cancel ? html`<p class="cancel-row"><button type="button" class="link-button" data-embed-close>Cancel</button></p>` : ''}`;
 }

@@ -11,6 +11,12 @@ export interface SignUpView {
   values?: Partial<Record<Exclude<SignUpField, 'password'>, string>>;
   errors?: Partial<Record<SignUpField, string>>;
   error?: string;
+  /** Where "Sign in" leads (default: the interaction, whose first step is the sign-in form). */
+  signInHref?: string;
+  /** Onboarding embed: a Cancel button that closes the dialog (the page's script posts onboarding:close). */
+  cancel?: boolean;
+  /** Shown above the heading (the onboarding embed's progress). */
+  header?: SafeHtml;
 }
 
 const FIELDS: Array<{ name: SignUpField; label: string; type: string; autocomplete: string; hint?: string }> =
@@ -50,7 +56,7 @@ ${error ? html`<span class="field-error" id="${errorId}">${error}</span>` : ''}
 }
 
 export function signUpPage(view: SignUpView): SafeHtml {
-  return html`<h1>Create account</h1>
+  return html`${view.header ?? ''}<h1>Create account</h1>
 <p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : 'to continue'}</p>
 ${view.error ? html`<div class="alert alert-error" role="alert">${view.error}</div>` : ''}
 <form method="post" action="${interactionPath(view.uid, 'signup')}" novalidate>
@@ -58,5 +64,6 @@ ${view.error ? html`<div class="alert alert-error" role="alert">${view.error}</d
 ${FIELDS.map((spec, i) => field(view, spec, i === 0))}
 <button type="submit" class="primary block">Create account</button>
 </form>
-<p class="alt">Already have an account? <a href="${interactionPath(view.uid)}">Sign in</a></p>`;
+<p class="alt">Already have an account? <a href="${view.signInHref ?? interactionPath(view.uid)}">Sign in</a></p>
+${view.cancel ? html`<p class="cancel-row"><button type="button" class="link-button" data-embed-close>Cancel</button></p>` : ''}`;
 }

@@ -1,8 +1,29 @@
 /**
  * The stylesheet of every page, served at STYLESHEET_PATH (no external assets, no inline styles,
- * so the pages' CSP can stay `style-src 'self'`). Light and dark follow the system setting.
+ * so the pages' CSP can stay `style-src 'self'`). Light and dark follow the system setting, unless
+ * the page forces one with `<html data-theme="light|dark">` (the onboarding embed's `theme`).
  */
 export const STYLESHEET_PATH = '/auth/assets/app.css';
+
+/** The dark palette, used by the system setting and by data-theme="dark". */
+const DARK = `
+  --bg: #0f1115;
+  --card: #171a21;
+  --text: #eef0f3;
+  --muted: #9aa3b2;
+  --border: #2c313c;
+  --input: #0f1115;
+  --brand: #f2f3f5;
+  --brand-text: #111318;
+  --accent: #7aa7ff;
+  --danger-bg: #3a1717;
+  --danger-text: #ffb4b4;
+  --warn-bg: #3a2c10;
+  --warn-text: #ffd58a;
+  --ok: #4ade80;
+  --focus: #7aa7ff;
+  --shadow: 0 1px 2px rgba(0, 0, 0, .4), 0 8px 24px rgba(0, 0, 0, .35);
+`;
 
 export const STYLESHEET = `
 :root {
@@ -25,25 +46,11 @@ export const STYLESHEET = `
   --shadow: 0 1px 2px rgba(16, 24, 40, .06), 0 8px 24px rgba(16, 24, 40, .08);
 }
 @media (prefers-color-scheme: dark) {
-  :root {
-    --bg: #0f1115;
-    --card: #171a21;
-    --text: #eef0f3;
-    --muted: #9aa3b2;
-    --border: #2c313c;
-    --input: #0f1115;
-    --brand: #f2f3f5;
-    --brand-text: #111318;
-    --accent: #7aa7ff;
-    --danger-bg: #3a1717;
-    --danger-text: #ffb4b4;
-    --warn-bg: #3a2c10;
-    --warn-text: #ffd58a;
-    --ok: #4ade80;
-    --focus: #7aa7ff;
-    --shadow: 0 1px 2px rgba(0, 0, 0, .4), 0 8px 24px rgba(0, 0, 0, .35);
-  }
+  :root:not([data-theme=light]) {${DARK}  }
 }
+:root[data-theme=light] { color-scheme: light; }
+:root[data-theme=dark] {
+  color-scheme: dark;${DARK}}
 *, *::before, *::after { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
 body {
@@ -108,6 +115,7 @@ button {
 .block { width: 100%; }
 .actions { display: flex; gap: 12px; margin-top: 24px; }
 .actions button { flex: 1; }
+.actions .secondary { order: -1; }
 .alt { text-align: center; color: var(--muted); margin: 20px 0 0; font-size: 14px; }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
@@ -134,6 +142,57 @@ a:hover { text-decoration: underline; }
 .scope-code { display: block; color: var(--muted); font-size: 12px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .fineprint { color: var(--muted); font-size: 13px; margin: 16px 0 0; }
 footer { color: var(--muted); font-size: 12px; margin-top: 20px; }
+select {
+  width: 100%;
+  height: 42px;
+  padding: 0 12px;
+  border: 1px solid var(--border);
+  border-radius: 8px;
+  background: var(--input);
+  color: var(--text);
+  font: inherit;
+}
+select:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
+.row { display: flex; gap: 12px; }
+.row > .field { flex: 1; min-width: 0; }
+.link-button {
+  background: none; border: none; height: auto; padding: 0; color: var(--muted);
+  font-weight: 500; text-decoration: underline; text-underline-offset: 2px;
+}
+.link-button:hover { color: var(--text); }
+.steps { display: flex; gap: 6px; list-style: none; padding: 0; margin: 0 0 20px; }
+.steps li { flex: 1; height: 4px; border-radius: 2px; background: var(--border); }
+.steps li.done, .steps li.current { background: var(--brand); }
+.step-label { color: var(--muted); font-size: 13px; font-weight: 600; margin: 0 0 4px; letter-spacing: .02em; }
+.providers { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; margin: 0 0 8px; border: none; padding: 0; }
+.providers legend { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.provider { position: relative; }
+.provider input { position: absolute; opacity: 0; inset: 0; margin: 0; cursor: pointer; }
+.provider label {
+  display: flex; align-items: center; gap: 10px; margin: 0; height: 56px; padding: 0 12px;
+  border: 1px solid var(--border); border-radius: 10px; background: var(--input); cursor: pointer;
+  font-weight: 600;
+}
+.provider input:checked + label { border-color: var(--brand); box-shadow: 0 0 0 1px var(--brand); }
+.provider input:focus-visible + label { outline: 2px solid var(--focus); outline-offset: 2px; }
+.provider-mark {
+  width: 28px; height: 28px; border-radius: 7px; flex: none; display: inline-flex; align-items: center;
+  justify-content: center; font-size: 13px; font-weight: 700; color: #fff;
+}
+.provider-google { background: #1a73e8; }
+.provider-outlook { background: #0f6cbd; }
+.provider-apple { background: #1d1d1f; }
+.provider-caldav { background: #6b7280; }
+:root[data-theme=dark] .provider-apple { background: #3a3a3c; }
+.cancel-row { text-align: center; margin: 14px 0 0; }
+body.embed { padding: 0; justify-content: flex-start; background: var(--card); min-height: 100vh; }
+body.embed .card { max-width: 440px; border: none; box-shadow: none; border-radius: 0; padding: 28px 28px 8px; }
+body.embed .brand { margin-bottom: 18px; }
+body.embed footer { margin: 8px 0 20px; }
+.done-mark {
+  width: 44px; height: 44px; border-radius: 50%; display: flex; align-items: center; justify-content: center;
+  background: var(--brand); color: var(--brand-text); font-size: 22px; font-weight: 700; margin: 0 0 16px;
+}
 @media (max-width: 480px) {
   body { padding: 0; justify-content: flex-start; }
   .card { border-radius: 0; border-left: none; border-right: none; box-shadow: none; padding: 24px 20px; }

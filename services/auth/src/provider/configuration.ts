@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { Knex } from 'knex';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { EMBED_PARAMS, isEmbedParams } from '../embed/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
 import { PATHS, interactionPath } from '../paths.ts';
 import { findAccount } from './account.ts';
@@ -59,7 +60,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     extraTokenClaims: async (ctx) => ({ legacy: grantIsLegacy(ctx) }),
-    loadExistingGrant: loadExistingGrant(input.knex, input.loadClient),
+    loadExistingGrant: consentClickedInEmbed(loadExistingGrant(input.knex, input.loadClient)),
+    // The onboarding embed's parameters travel with the authorization request (src/embed/flow.ts).
+    extraParams: [...EMBED_PARAMS],
     interactions: { url: async (_ctx, interaction) => interactionPath(interaction.uid) },
     cookies: {
       keys: input.cookieKeys,
@@ -97,6 +100,24 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       client.clientAuthMethod === 'none' &&
       (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     renderError,
+  };
+}
+
+/**
+ * In the onboarding embed (a frame on another site) consent always takes a fresh click: a
+ * remembered consent does not approve silently there, only the grant the consent step just made
+ * counts. Everywhere else remembered consent works as before.
+ */
+function consentClickedInEmbed(
+  load: NonNullable<Configuration['loadExistingGrant']>,
+): NonNullable<Configuration['loadExistingGrant']> {
+  return async (ctx) => {
+    if (
+      isEmbedParams(ctx.oidc.params as Record<string, unknown> | undefined) &&
+      !ctx.oidc.result?.consent?.grantId
+    )
+      return undefined;
+    return load(ctx);
   };
 }
 

@@ -1,6 +1,9 @@
 import type { Logger } from '@sched/kit/logger';
 import type { Runtime } from '@sched/runtime/runtime';
 import Provider from 'oidc-provider';
+import { applyFramedCookieAttributes } from '../embed/cookies.ts';
+import { EMBED_RESPONSE_MODE } from '../embed/flow.ts';
+import { embedResponseMode } from '../embed/response-mode.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
@@ -26,6 +29,9 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
   storeLegacyFlagOnGrants(provider);
   acceptAnyActiveSecret(provider);
   if (secureCookies) markCookiesSecure(provider);
+  framedCookiesForEmbedFlows(provider);
+  // The onboarding embed's answer: a page posting the result to the embedding page (src/embed/).
+  provider.registerResponseMode(EMBED_RESPONSE_MODE, embedResponseMode);
   reportFailures(provider, logger);
   return provider;
 }
@@ -50,6 +56,20 @@ function markCookiesSecure(provider: Provider): void {
   provider.createContext = (req, res) => {
     const ctx = createContext(req, res);
     ctx.cookies.secure = true;
+    return ctx;
+  };
+}
+
+/**
+ * Every Koa context of the provider (the request's, and the one oidc-provider makes to set its
+ * session cookie) gives cookies of onboarding-embed frames their cross-site attributes
+ * (src/embed/cookies.ts); other cookies are untouched.
+ */
+function framedCookiesForEmbedFlows(provider: Provider): void {
+  const createContext = provider.createContext.bind(provider);
+  provider.createContext = (req, res) => {
+    const ctx = createContext(req, res);
+    applyFramedCookieAttributes(ctx.cookies, res);
     return ctx;
   };
 }

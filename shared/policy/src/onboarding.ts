@@ -1,0 +1,71 @@
+import { IANAZone } from 'luxon';
+
+/**
+ * Rules of the onboarding profile and calendar steps (pure: no I/O). The pages validate with these
+ * at the edge; the database only stores what passed.
+ */
+
+/** Usernames: 2-40 of a-z 0-9 . _ -, starting with a letter or digit, stored lower-case. */
+export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._-]{1,39}$/;
+
+export const normalizeUsername = (value: string): string => value.trim().toLowerCase();
+
+export const isValidUsername = (value: string): boolean => USERNAME_PATTERN.test(value);
+
+export const NAME_MAX_LENGTH = 100;
+
+const CONTROL = /\p{Cc}/u;
+
+/** A display name: 1-100 characters after trimming, no control characters. */
+export function isValidName(value: string): boolean {
+  const name = value.trim();
+  return name.length > 0 && name.length <= NAME_MAX_LENGTH && !CONTROL.test(name);
+}
+
+/** Days a week may start on (the users.week_start check constraint's values). */
+export const WEEK_STARTS = [
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+] as const;
+export type WeekStart = (typeof WEEK_STARTS)[number];
+
+export const isWeekStart = (value: string): value is WeekStart =>
+  (WEEK_STARTS as readonly string[]).includes(value);
+
+/** Zone names offered in a picker: UTC first, then every canonical IANA zone the runtime knows. */
+export const TIME_ZONES: readonly string[] = [
+  'UTC',
+  ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC'),
+];
+
+const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
+
+/**
+ * The canonical IANA name of `value` (`europe/paris` -> `Europe/Paris`, `Europe/Kiev` -> the
+ * runtime's canonical spelling), or null when it is not an IANA zone. Fixed offsets ("+02:00") and
+ * abbreviations ("CET" aside, which IANA lists) are refused: a schedule needs real zone rules.
+ */
+export function canonicalTimeZone(value: string): string | null {
+  const zone = value.trim();
+  if (!ZONE_SHAPE.test(zone) || !IANAZone.isValidZone(zone)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Calendar providers a user can pick in onboarding. Only the choice is recorded
+ * (users.calendar_provider); connecting the account with the provider happens later in settings.
+ */
+export const CALENDAR_PROVIDERS = ['google', 'outlook', 'apple', 'caldav'] as const;
+export type CalendarProvider = (typeof CALENDAR_PROVIDERS)[number];
+
+export const isCalendarProvider = (value: string): value is CalendarProvider =>
+  (CALENDAR_PROVIDERS as readonly string[]).includes(value);
