@@ -13,8 +13,8 @@ import {
 
 /**
  * The SQL of OAuth-client management beyond `oauth-clients.ts`: lists by owner / organization and
- * by review status, settings that never touch review, row locks, deletion, and the mail outbox
- * rows a review decision writes in its own transaction.
+ * by review status, settings that never touch review, row locks and deletion. The mail outbox
+ * rows a review decision writes are in `mail-outbox.ts`.
  */
 
 /**
@@ -172,46 +172,4 @@ export async function organizationExists(knex: Knex, organizationId: number): Pr
 export async function findUserEmail(knex: Knex, userId: number): Promise<string | null> {
   const row = (await knex('users').where({ id: userId }).first('email')) as { email: string } | undefined;
   return row?.email ?? null;
-}
-
-export interface OutboxMessage {
-  recipient: string;
-  subject: string;
-  text: string;
-  html: string;
-}
-
-/** Records a message to send; write it in the transaction of the change that causes it. */
-export async function enqueueMail(knex: Knex, message: OutboxMessage): Promise<number> {
-  const [row] = (await knex('mail_outbox')
-    .insert({
-      recipient: message.recipient,
-      subject: message.subject,
-      text_body: message.text,
-      html_body: message.html,
-    })
-    .returning('id')) as Array<{ id: number | string }>;
-  return Number(row!.id);
-}
-
-export async function markMailSent(knex: Knex, id: number): Promise<void> {
-  await knex('mail_outbox')
-    .where({ id })
-    .update({ sent_at: knex.fn.now(), attempts: knex.raw('attempts + 1'), last_error: null });
-}
-
-/** A failed attempt: retried no sooner than `retryAfterSeconds` by an outbox sender. */
-export async function markMailFailed(
-  knex: Knex,
-  id: number,
-  error: string,
-  retryAfterSeconds = 300,
-): Promise<void> {
-  await knex('mail_outbox')
-    .where({ id })
-    .update({
-      attempts: knex.raw('attempts + 1'),
-      last_error: error.slice(0, 1000),
-      next_attempt_at: knex.raw(`now() + interval '${Math.max(1, Math.floor(retryAfterSeconds))} seconds'`),
-    });
 }

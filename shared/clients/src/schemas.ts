@@ -1,7 +1,9 @@
 import { CLIENT_TYPES, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
 import { isKnownScope, isScope } from '@sched/policy/scopes';
 import { z } from 'zod';
-import { idValue } from '../../routing/schemas.ts';
+
+/** A positive integer id in a JSON body (the same rule as the API's other id fields). */
+const idValue = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** Limits of OAuth-client inputs (docs/oauth-clients.md). */
 export const LIMITS = {
@@ -126,6 +128,8 @@ export const createClientBody = z.strictObject({
   ...settingsFields,
 });
 
+export type CreateClientInput = z.infer<typeof createClientBody>;
+
 export const updateClientBody = z.strictObject({
   name: name.optional(),
   redirectUris: redirectUrisInput.optional(),
@@ -143,3 +147,5 @@ export const reviewStatusQuery = z.enum(REVIEW_STATUSES);
 export const rejectBody = z.strictObject({
   reason: z.string().trim().min(1, 'a rejection reason is required').max(LIMITS.reason),
 });
+
+export type UpdateClientInput = z.infer<typeof updateClientBody>;

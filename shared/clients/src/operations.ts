@@ -1,0 +1,199 @@
+import {
+  acceptedOrganizationRole,
+  deferredBumper,
+  deleteOAuthClient,
+  listClientsVisibleTo,
+  lockOAuthClient,
+  newestSecretHints,
+  organizationExists,
+  updateClientSettings,
+} from '@sched/db/queries/oauth-client-management';
+import {
+  bumpClientVersion,
+  type ClientReviewStatus,
+  type CreatedClientSecret,
+  createOAuthClient,
+  type OAuthClient,
+  type OAuthClientPatch,
+  setReviewStatus,
+  updateOAuthClient,
+} from '@sched/db/queries/oauth-clients';
+import { BadRequestError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import {
+  type ClientReviewFields,
+  reviewStatusAfterUpdate,
+  reviewStatusAtCreation,
+} from '@sched/policy/client-review';
+import type { Runtime } from '@sched/runtime/runtime';
+import { auditClient } from './audit.ts';
+import { type PresentedClient, presentClient } from './present.ts';
+import { type Actor, CLIENT_NOT_FOUND, clientFor, ORGANIZATION_FORBIDDEN } from './rights.ts';
+import { type QueuedMail, queueReviewMail, sendQueued } from './review-mail.ts';
+import type { CreateClientInput, UpdateClientInput } from './schemas.ts';
+
+/**
+ * OAuth-client management shared by the resource API (routes under /v2/oauth-clients) and the
+ * authorization server's settings pages: every rule, audit entry and e-mail lives here once.
+ * Inputs are already validated with `schemas.ts`; errors are kit's classes (same messages for both).
+ */
+
+export interface CreatedClient {
+  client: OAuthClient;
+  /** The first secret of a confidential client, in plain text: show it once. */
+  secret: CreatedClientSecret | null;
+}
+
+export async function createClient(
+  deps: Runtime,
+  actor: Actor,
+  input: CreateClientInput,
+): Promise<CreatedClient> {
+  const knex = deps.stores.db.knex;
+  const review = reviewStatusAtCreation(input.scopes);
+  if (!review.ok)
+    throw new BadRequestError(review.reason, [{ field: 'body.scopes', message: review.reason }]);
+  if (input.organizationId !== undefined) {
+    if (!(await organizationExists(knex, input.organizationId)))
+      throw new NotFoundError('Organization not found');
+    const role = await acceptedOrganizationRole(knex, actor.userId, input.organizationId);
+    if (!actor.serviceAdmin && role !== 'OWNER' && role !== 'ADMIN')
+      throw new ForbiddenError(ORGANIZATION_FORBIDDEN);
+  }
+  const bumper = deferredBumper();
+  const created = await knex.transaction(async (trx) => {
+    const { client, secret } = await createOAuthClient(trx, {
+      ownerUserId: actor.userId,
+      name: input.name,
+      redirectUris: input.redirectUris,
+      scopes: input.scopes,
+      clientType: input.clientType ?? 'confidential',
+      organizationId: input.organizationId ?? null,
+      logo: input.logo ?? null,
+      websiteUrl: input.websiteUrl ?? null,
+      purpose: input.purpose ?? null,
+      reviewStatus: review.status,
+    });
+    await updateClientSettings(trx, bumper, client.id, input);
+    await auditClient(trx, actor.userId, 'oauth_client.created', client.id, {
+      reviewStatus: review.status,
+      scopes: input.scopes,
+      clientType: client.clientType,
+    });
+    const reloaded = await lockOAuthClient(trx, client.id);
+    return { client: reloaded ?? client, secret };
+  });
+  await bumpClientVersion(deps.stores.tokenStore, created.client.id);
+  return created;
+}
+
+/** Clients the actor owns and those of organizations where they have an accepted membership. */
+export const listClients = (deps: Runtime, actor: Actor): Promise<OAuthClient[]> =>
+  listClientsVisibleTo(deps.stores.db.knex, actor.userId);
+
+export const getClient = (deps: Runtime, actor: Actor, clientId: string): Promise<OAuthClient> =>
+  clientFor(deps.stores.db.knex, actor, clientId, 'view');
+
+const reviewFields = (client: OAuthClient): ClientReviewFields => ({
+  name: client.name,
+  logo: client.logo,
+  websiteUrl: client.websiteUrl,
+  redirectUris: client.redirectUris,
+  purpose: client.purpose,
+  scopes: client.scopes,
+});
+
+export interface UpdatedClient {
+  client: OAuthClient;
+  statusFrom: ClientReviewStatus;
+  /** What changed in reviewed fields (client-review reasons); empty when none. */
+  reasons: readonly string[];
+}
+
+/**
+ * Applies an edit. Every edit goes through `reviewStatusAfterUpdate` (docs/oauth-clients.md "Review
+ * state machine") in one transaction with the row locked; the owner is e-mailed when an approved
+ * client goes back to review.
+ */
+export async function updateClient(
+  deps: Runtime,
+  actor: Actor,
+  clientId: string,
+  input: UpdateClientInput,
+): Promise<UpdatedClient> {
+  const knex = deps.stores.db.knex;
+  await clientFor(knex, actor, clientId, 'manage');
+  const bumper = deferredBumper();
+  const { outcome, mail } = await knex.transaction(async (trx) => {
+    const before = await lockOAuthClient(trx, clientId);
+    if (!before) throw new NotFoundError(CLIENT_NOT_FOUND);
+    const patch: OAuthClientPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.logo !== undefined) patch.logo = input.logo;
+    if (input.websiteUrl !== undefined) patch.websiteUrl = input.websiteUrl;
+    if (input.purpose !== undefined) patch.purpose = input.purpose;
+    if (input.redirectUris !== undefined) patch.redirectUris = input.redirectUris;
+    if (input.scopes !== undefined) patch.scopes = input.scopes;
+    const after: ClientReviewFields = { ...reviewFields(before), ...patch };
+    const result = reviewStatusAfterUpdate({
+      status: before.reviewStatus,
+      legacy: before.isLegacy,
+      before: reviewFields(before),
+      after,
+    });
+    if (!result.ok)
+      throw new BadRequestError(result.reason, [{ field: 'body.scopes', message: result.reason }]);
+    await updateOAuthClient(trx, bumper, before.id, patch);
+    const settingsChanged = await updateClientSettings(trx, bumper, before.id, input);
+    if (result.status !== before.reviewStatus) await setReviewStatus(trx, bumper, before.id, result.status);
+    if (result.reasons.length > 0 || settingsChanged) {
+      await auditClient(trx, actor.userId, 'oauth_client.updated', before.id, {
+        fields: Object.keys(input),
+        changes: result.reasons,
+        statusFrom: before.reviewStatus,
+        statusTo: result.status,
+        leftLegacy: result.leftLegacy,
+      });
+    }
+    if (result.status !== before.reviewStatus) {
+      await auditClient(trx, actor.userId, 'oauth_client.review_status_changed', before.id, {
+        from: before.reviewStatus,
+        to: result.status,
+        reasons: result.reasons,
+      });
+    }
+    const updated = (await lockOAuthClient(trx, before.id))!;
+    let queued: QueuedMail | null = null;
+    // The owner learns that an approved client stopped working until it is approved again.
+    if (before.reviewStatus === 'APPROVED' && updated.reviewStatus === 'PENDING')
+      queued = await queueReviewMail(trx, deps, updated, { kind: 're-review', changes: result.reasons });
+    const changed: UpdatedClient = {
+      client: updated,
+      statusFrom: before.reviewStatus,
+      reasons: result.reasons,
+    };
+    return { outcome: changed, mail: queued };
+  });
+  await bumper.flush(deps.stores.tokenStore);
+  await sendQueued(deps, mail);
+  return outcome;
+}
+
+/** Hard delete, audited; returns the client as it was (secret masked). */
+export async function deleteClient(deps: Runtime, actor: Actor, clientId: string): Promise<PresentedClient> {
+  const knex = deps.stores.db.knex;
+  await clientFor(knex, actor, clientId, 'manage');
+  const deleted = await knex.transaction(async (trx) => {
+    const client = await lockOAuthClient(trx, clientId);
+    if (!client) throw new NotFoundError(CLIENT_NOT_FOUND);
+    const hint = (await newestSecretHints(trx, [client.id])).get(client.id);
+    await auditClient(trx, actor.userId, 'oauth_client.deleted', client.id, {
+      name: client.name,
+      ownerUserId: client.ownerUserId,
+      reviewStatus: client.reviewStatus,
+    });
+    await deleteOAuthClient(trx, client.id);
+    return presentClient(client, hint);
+  });
+  await bumpClientVersion(deps.stores.tokenStore, clientId);
+  return deleted;
+}

@@ -1,0 +1,92 @@
+import {
+  deferredBumper,
+  listClientsByReviewStatus,
+  lockOAuthClient,
+} from '@sched/db/queries/oauth-client-management';
+import { type ClientReviewStatus, type OAuthClient, setReviewStatus } from '@sched/db/queries/oauth-clients';
+import { ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import { approveClient, rejectClient } from '@sched/policy/client-review';
+import type { Runtime } from '@sched/runtime/runtime';
+import { auditClient } from './audit.ts';
+import { type Actor, CLIENT_NOT_FOUND } from './rights.ts';
+import { type QueuedMail, queueReviewMail, sendQueued } from './review-mail.ts';
+
+/**
+ * The admin review: service administrators approve or reject PENDING clients (the state machine is
+ * `@sched/policy/client-review`); each decision is audited and e-mailed to the owner.
+ */
+
+export const ADMIN_ONLY = 'Only service administrators may review OAuth clients';
+
+function requireAdmin(actor: Actor): void {
+  if (!actor.serviceAdmin) throw new ForbiddenError(ADMIN_ONLY);
+}
+
+/** The review queue: clients by status (all when omitted), oldest first. */
+export async function listForReview(
+  deps: Runtime,
+  actor: Actor,
+  options: { status?: ClientReviewStatus; skip: number; take: number },
+): Promise<OAuthClient[]> {
+  requireAdmin(actor);
+  return listClientsByReviewStatus(deps.stores.db.knex, options);
+}
+
+type Decision = { kind: 'approved' } | { kind: 'rejected'; reason: string };
+
+async function decide(
+  deps: Runtime,
+  actor: Actor,
+  clientId: string,
+  decision: Decision,
+): Promise<OAuthClient> {
+  requireAdmin(actor);
+  const knex = deps.stores.db.knex;
+  const bumper = deferredBumper();
+  const { client, mail } = await knex.transaction(async (trx) => {
+    const current = await lockOAuthClient(trx, clientId);
+    if (!current) throw new NotFoundError(CLIENT_NOT_FOUND);
+    let queued: QueuedMail | null;
+    let changed: OAuthClient | null;
+    if (decision.kind === 'approved') {
+      const result = approveClient(current.reviewStatus);
+      if (!result.ok) throw new ConflictError(result.reason);
+      changed = await setReviewStatus(trx, bumper, current.id, result.status, {
+        reviewedByUserId: actor.userId,
+      });
+      await auditClient(trx, actor.userId, 'oauth_client.approved', current.id, {
+        from: current.reviewStatus,
+        to: result.status,
+      });
+      queued = await queueReviewMail(trx, deps, changed!, { kind: 'approved' });
+    } else {
+      const result = rejectClient(current.reviewStatus, decision.reason);
+      if (!result.ok) throw new ConflictError(result.reason);
+      changed = await setReviewStatus(trx, bumper, current.id, result.status, {
+        rejectionReason: result.rejectionReason,
+        reviewedByUserId: actor.userId,
+      });
+      await auditClient(trx, actor.userId, 'oauth_client.rejected', current.id, {
+        from: current.reviewStatus,
+        to: result.status,
+        reason: result.rejectionReason,
+      });
+      queued = await queueReviewMail(trx, deps, changed!, {
+        kind: 'rejected',
+        reason: result.rejectionReason,
+      });
+    }
+    return { client: changed!, mail: queued };
+  });
+  await bumper.flush(deps.stores.tokenStore);
+  await sendQueued(deps, mail);
+  return client;
+}
+
+/** PENDING -> APPROVED (409 otherwise); e-mails the owner. */
+export const approve = (deps: Runtime, actor: Actor, clientId: string) =>
+  decide(deps, actor, clientId, { kind: 'approved' });
+
+/** PENDING -> REJECTED with a reason (already validated: trimmed, 1–2000 characters); e-mails the owner. */
+export const reject = (deps: Runtime, actor: Actor, clientId: string, reason: string) =>
+  decide(deps, actor, clientId, { kind: 'rejected', reason });
