@@ -164,6 +164,7 @@ select:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
 .steps li { flex: 1; height: 4px; border-radius: 2px; background: var(--border); }
 .steps li.done, .steps li.current { background: var(--brand); }
 .step-label { color: var(--muted); font-size: 13px; font-weight: 600; margin: 0 0 4px; letter-spacing: .02em; }
+.step-label + .client { margin-top: 14px; }
 .providers { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; margin: 0 0 8px; border: none; padding: 0; }
 .providers legend { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .provider { position: relative; }
