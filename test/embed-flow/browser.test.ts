@@ -333,6 +333,41 @@ test.serial('a page on an unregistered origin cannot frame the flow and receives
   }
 });
 
+test.serial(
+  'a page on another origin that opens the popup itself receives nothing (exact target origin)',
+  async (t) => {
+    const returning = await createTestUser(system.stores.db.knex);
+    const { context, page } = await openSite({ at: otherSite });
+    try {
+      // The attacker page opens the flow in a popup, claiming the registered site as parent_origin.
+      const url = embedUrl(system.url, {
+        client,
+        parentOrigin: site.url,
+        challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        mode: 'popup',
+      });
+      const [popup] = await Promise.all([
+        context.waitForEvent('page'),
+        page.evaluate((href) => {
+          window.open(href, 'sched-onboarding', 'popup=yes,width=500,height=720');
+        }, url.href),
+      ]);
+      await popup.getByRole('link', { name: 'Sign in' }).click();
+      await popup.getByLabel('Email').fill(returning.email);
+      await popup.getByLabel('Password').fill(returning.password);
+      await popup.getByRole('button', { name: 'Sign in' }).click();
+      await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
+      t.deepEqual(
+        (await received(page)).filter((m) => m.origin === system.url),
+        [],
+        'postMessage to parent_origin drops the message for the opener on another origin',
+      );
+    } finally {
+      await context.close();
+    }
+  },
+);
+
 test.serial('parent_origin not registered: the frame shows an error and posts nothing', async (t) => {
   const { context, page } = await openSite();
   try {
@@ -412,7 +447,7 @@ test.serial(
   },
 );
 
-test.serial('theme: light and dark pages declare the matching color-scheme in every step', async (t) => {
+test.serial('theme: light and dark frames declare the matching color-scheme and paint in it', async (t) => {
   for (const theme of ['light', 'dark'] as const) {
     const { context, page } = await openSite({ theme });
     try {

@@ -1,3 +1,4 @@
+import { updateOAuthClient } from '@sched/db/queries/oauth-clients';
 import { findUserByEmail, findUserById } from '@sched/db/queries/users';
 import test from 'ava';
 import {
@@ -573,7 +574,7 @@ test('sign-in from the embed: returning user with finished onboarding goes strai
   t.regex(consent.html, /Step 4 of 4/);
 });
 
-test('sign-up failures are reported as SIGNUP_FAILED; the sign-up rate limit applies', async (t) => {
+test('sign-up failures are reported as SIGNUP_FAILED', async (t) => {
   const browser = new FlowBrowser(system.url);
   const page = await openEmbed(browser);
   const bad = asPage(
@@ -582,4 +583,32 @@ test('sign-up failures are reported as SIGNUP_FAILED; the sign-up rate limit app
   t.is(bad.status, 400);
   t.is(pageMessage(bad.html)?.code, 'SIGNUP_FAILED');
   t.is(bodyData(bad.html)['parent-origin'], PARENT);
+});
+
+test('the result is posted only to an origin that is still registered when the flow ends', async (t) => {
+  // Two sites; the request's redirect_uri is on the second, the embedding page on the first.
+  const moving = await createEmbedClient(system.stores.db.knex, PARENT, {
+    redirectUris: [`${PARENT}/callback`, `${OTHER_ORIGIN}/callback`],
+  });
+  const viaOther = { ...moving, redirectUri: `${OTHER_ORIGIN}/callback` };
+  const returning = await createTestUser(system.stores.db.knex);
+  const browser = new FlowBrowser(system.url);
+  const first = await openEmbed(browser, { client: viaOther, parentOrigin: PARENT, mode: 'popup' });
+  const signInHref = /href="([^"]*\/signin)"/.exec(first.html)![1]!;
+  const signIn = asPage(await browser.open(new URL(signInHref, system.url)));
+  const consent = asPage(
+    await browser.submit(signIn, '/signin', { email: returning.email, password: returning.password }),
+  );
+  t.is(bodyData(consent.html)['parent-origin'], PARENT);
+  // The developer removes the first site while the user is on the consent page; the request's
+  // redirect_uri stays registered, so the authorization itself succeeds.
+  await updateOAuthClient(system.stores.db.knex, system.stores.tokenStore, moving.client.id, {
+    redirectUris: [`${OTHER_ORIGIN}/callback`],
+  });
+  const result = asPage(await browser.submit(consent, '/consent', { decision: 'allow' }));
+  t.is(result.status, 400);
+  t.regex(result.html, /This site cannot embed Scheduling/);
+  t.notRegex(result.html, /all set/);
+  t.is(bodyData(result.html)['parent-origin'], undefined, 'no target origin');
+  t.is(pageMessage(result.html), null, 'the code is not handed to the page');
 });

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errorPage } from '../pages/error.ts';
+import { EmbedParentOriginError } from './errors.ts';
 import { sendPage } from '../pages/layout.ts';
 import { type EmbedMessage, embedPageOptions, errorMessage, flowFromParams, markEmbed } from './flow.ts';
 import { allowedPage, deniedPage } from './pages/result.ts';
@@ -29,7 +30,13 @@ export async function embedResponseMode(
   const koa = ctx as unknown as Context;
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
   const client = ctx.oidc.client;
-  markEmbed(koa, flowFromParams(params, client?.redirectUris ?? []));
+  const flow = flowFromParams(params, client?.redirectUris ?? []);
+  markEmbed(koa, flow);
+  if (!flow.parentOrigin) {
+    // The embedding site is no longer registered: the code is never shown to anyone (it expires unused).
+    const refused = new EmbedParentOriginError();
+    return sendPage(koa, 400, refused.title, errorPage(refused.title, refused.message));
+  }
   const clientName = client?.clientName ?? 'the application';
   const iss = payload.iss ?? ctx.oidc.provider.issuer;
 

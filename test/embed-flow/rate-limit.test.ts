@@ -1,0 +1,54 @@
+import test from 'ava';
+import { FlowBrowser, formOf, pkcePair, type TestClient } from '../support/oauth.ts';
+import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { bodyData, createEmbedClient, embedUrl, pageMessage } from './helpers.ts';
+
+// The sign-up limit (20 accounts per hour per IP address) applies to sign-ups in the embed, and its
+// 429 is shown in the frame and reported as SIGNUP_FAILED. A file of its own: it uses up the limit.
+
+const PARENT = 'http://127.0.0.1:4557';
+let system: TestSystem;
+let client: TestClient;
+
+test.before(async () => {
+  system = await startTestSystem();
+  client = await createEmbedClient(system.stores.db.knex, PARENT);
+});
+test.after.always(async () => {
+  await system?.close();
+});
+
+test('the 21st sign-up from one address within the hour: 429 with Retry-After, in the frame', async (t) => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 21; i++) {
+    const browser = new FlowBrowser(system.url);
+    const entry = embedUrl(system.url, { client, parentOrigin: PARENT, challenge: pkcePair().challenge });
+    const page = await browser.open(entry);
+    if (page.kind !== 'page') throw new Error('expected the sign-up page');
+    const form = formOf(page.html, '/signup')!;
+    const response = await browser.request(new URL(form.action, system.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        ...form.hidden,
+        name: `User ${i}`,
+        email: `limit-${i}-${Date.now()}@example.com`,
+        username: `limit-${i}-${Date.now().toString(36)}`,
+        password: 'correct horse battery',
+      }),
+    });
+    statuses.push(response.status);
+    if (i < 20) {
+      await response.arrayBuffer();
+      continue;
+    }
+    const html = await response.text();
+    t.is(response.status, 429);
+    t.truthy(response.headers.get('retry-after'));
+    t.regex(html, /Too many accounts created from your network/);
+    t.is(pageMessage(html)?.code, 'SIGNUP_FAILED');
+    t.is(bodyData(html)['parent-origin'], PARENT);
+    t.is(response.headers.get('x-frame-options'), null);
+  }
+  t.deepEqual(statuses.slice(0, 20), Array(20).fill(303));
+});
