@@ -84,7 +84,14 @@ interface Session {
 
 /** A fresh browser profile on the example site, set up for `client` and `theme`. */
 async function openSite(
-  options: { theme?: 'light' | 'dark'; email?: string; at?: RunningExample; clientId?: string } = {},
+  options: {
+    theme?: 'light' | 'dark';
+    email?: string;
+    at?: RunningExample;
+    clientId?: string;
+    /** false: the site's own back end exchanges the code (examples/third-party/server.ts). */
+    intercept?: boolean;
+  } = {},
 ): Promise<Session> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   const page = await context.newPage();
@@ -99,10 +106,12 @@ async function openSite(
       w.received.push({ origin: event.origin, data: event.data }),
     );
   });
-  await page.route('**/exchange', async (route) => {
-    exchanges.push(JSON.parse(route.request().postData() ?? '{}') as Session['exchanges'][number]);
-    await route.fulfill({ json: { ok: true, note: 'exchanged by the test' } });
-  });
+  if (options.intercept !== false) {
+    await page.route('**/exchange', async (route) => {
+      exchanges.push(JSON.parse(route.request().postData() ?? '{}') as Session['exchanges'][number]);
+      await route.fulfill({ json: { ok: true, note: 'exchanged by the test' } });
+    });
+  }
   await page.goto(`${(options.at ?? site).url}/`);
   await page.getByRole('textbox', { name: 'OAuth client id' }).fill(options.clientId ?? client.client.id);
   await page.getByRole('combobox', { name: 'Theme' }).selectOption(options.theme ?? 'light');
@@ -305,6 +314,33 @@ test.serial(
       await frame.getByRole('button', { name: 'Sign in' }).click();
       await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
       t.pass();
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test.serial(
+  'the example site in redirect mode against the real server: Allow, callback page, its own exchange and /v2/me',
+  async (t) => {
+    const returning = await createTestUser(system.stores.db.knex);
+    const { context, page, problems } = await openSite({ intercept: false });
+    try {
+      await section(page, 'Redirect mode').getByRole('button', { name: 'Continue with Scheduling' }).click();
+      const frame = frameOf(page);
+      await frame.getByRole('link', { name: 'Sign in' }).click();
+      await frame.getByLabel('Email').fill(returning.email);
+      await frame.getByLabel('Password').fill(returning.password);
+      await frame.getByRole('button', { name: 'Sign in' }).click();
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/callback'),
+        frame.getByRole('button', { name: 'Allow' }).click(),
+      ]);
+      const landed = new URL(page.url());
+      t.is(landed.searchParams.get('iss'), system.config.appUrl);
+      await page.getByRole('heading', { name: 'Connected' }).waitFor();
+      t.true(((await page.getByTestId('callback-result').textContent()) ?? '').includes(returning.email));
+      t.deepEqual(problems, []);
     } finally {
       await context.close();
     }
