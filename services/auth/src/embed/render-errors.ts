@@ -69,7 +69,7 @@ export function renderEmbedErrors() {
           ? 'Close this window and try again. If this keeps happening, contact the developer of the site you came from.'
           : undefined;
       // originalUrl: the entry's path is rewritten to the authorization endpoint on the way in.
-      const message = errorMessage(codeFor(new URL(ctx.originalUrl, 'http://x').pathname), error.message);
+      const message = errorMessage(codeFor(ctx.originalUrl.split('?')[0] ?? ''), error.message);
       sendPage(ctx, status, title, errorPage(title, error.message, hint), embedPageOptions(ctx, message));
     }
   };
