@@ -16,6 +16,7 @@ import { pageRoutes } from './interaction/routes.ts';
 import { ClientDirectory } from './provider/clients.ts';
 import { createProvider } from './provider/create.ts';
 import { renderErrors } from './render-errors.ts';
+import { settingsRoutes } from './settings/routes.ts';
 
 /** Path prefixes the authorization server answers; the gateway and the launcher route these here. */
 export const AUTH_PATH_PREFIXES = ['/auth/', '/.well-known/', '/v2/auth/oauth2/'] as const;
@@ -57,6 +58,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(renderErrors(issuer));
   provider.use(renderEmbedErrors());
   provider.use(pages.routes());
+  provider.use(settingsRoutes(deps).routes());
   provider.use(embedRoutes(deps).routes());
   provider.use(embedRequests(deps));
   provider.use(onlyOurProviderRoutes());

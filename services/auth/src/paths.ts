@@ -14,6 +14,16 @@ export const PATHS = {
   embedPrefix: '/auth/embed/',
   /** The embed pages' one script (postMessage to the embedding page). */
   embedScript: '/auth/embed/assets/embed.js',
+  /** Signed-in users' settings (src/settings/): account overview, developer pages. */
+  settings: '/auth/settings',
+  settingsSignIn: '/auth/settings/sign-in',
+  settingsSignOut: '/auth/settings/sign-out',
+  /** The settings pages' one script: the secret's copy button (optional; pages work without it). */
+  settingsScript: '/auth/settings/assets/copy.js',
+  /** OAuth clients of the signed-in user: list, create, edit, secrets, delete. */
+  settingsClients: '/auth/settings/developer/oauth-clients',
+  /** Service administrators' review queue of OAuth clients (src/admin/). */
+  adminClients: '/auth/admin/oauth-clients',
 } as const;
 
 export type InteractionStep = 'signin' | 'signup' | 'consent' | 'profile' | 'calendar';

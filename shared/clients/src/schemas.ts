@@ -149,3 +149,9 @@ export const rejectBody = z.strictObject({
 });
 
 export type UpdateClientInput = z.infer<typeof updateClientBody>;
+
+/** A numeric id in a path (a secret's id): a positive integer written in decimal. */
+export const idParam = z
+  .string()
+  .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer')
+  .transform(Number);

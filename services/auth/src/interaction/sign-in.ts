@@ -1,4 +1,4 @@
-import { verifyUserPassword } from '@sched/db/queries/users';
+import { type User, verifyUserPassword } from '@sched/db/queries/users';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
@@ -55,12 +55,38 @@ export function showSignIn(deps: AuthDeps) {
 }
 
 /**
+ * The password check of every sign-in form (this one and the settings pages'): throws 429 while
+ * the address or account is locked, counts a failure per account and per IP address, and returns
+ * the user, or null for a wrong e-mail or password (the same answer for both).
+ */
+export async function checkSignIn(
+  deps: AuthDeps,
+  ip: string,
+  email: string,
+  password: string,
+): Promise<User | null> {
+  const store = deps.runtime.stores.tokenStore;
+  const ipKey = rateKeys.signInIp(ip);
+  const accountKey = rateKeys.signInAccount(email);
+  await assertNotLocked(store, ipKey, 'failed sign-ins from your network');
+  await assertNotLocked(store, accountKey, 'failed sign-ins for this account');
+  const user =
+    email.length <= MAX_EMAIL && password.length <= MAX_PASSWORD
+      ? await verifyUserPassword(deps.runtime.stores.db.knex, email, password)
+      : null;
+  if (!user) {
+    await countFailure(store, ipKey, LIMITS.signInFailuresPerIp);
+    await countFailure(store, accountKey, LIMITS.signInFailuresPerAccount);
+  }
+  return user;
+}
+
+/**
  * POST /auth/interaction/:uid/signin. Failed attempts are counted per account and per IP address;
  * a locked account or address gets 429 before any password is checked. A wrong e-mail and a wrong
  * password get the same answer.
  */
 export function signIn(deps: AuthDeps) {
-  const store = deps.runtime.stores.tokenStore;
   return async function signInHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
     await joinEmbedFlow(deps, ctx, interaction);
@@ -77,18 +103,8 @@ export function signIn(deps: AuthDeps) {
         error: 'Enter your email and password.',
       });
     }
-    const ipKey = rateKeys.signInIp(ctx.ip);
-    const accountKey = rateKeys.signInAccount(email);
-    await assertNotLocked(store, ipKey, 'failed sign-ins from your network');
-    await assertNotLocked(store, accountKey, 'failed sign-ins for this account');
-
-    const user =
-      email.length <= MAX_EMAIL && password.length <= MAX_PASSWORD
-        ? await verifyUserPassword(deps.runtime.stores.db.knex, email, password)
-        : null;
+    const user = await checkSignIn(deps, ctx.ip, email, password);
     if (!user) {
-      await countFailure(store, ipKey, LIMITS.signInFailuresPerIp);
-      await countFailure(store, accountKey, LIMITS.signInFailuresPerAccount);
       return renderSignIn(deps, ctx, interaction, {
         status: 401,
         email,

@@ -198,4 +198,117 @@ body.embed footer { margin: 8px 0 20px; }
   body { padding: 0; justify-content: flex-start; }
   .card { border-radius: 0; border-left: none; border-right: none; box-shadow: none; padding: 24px 20px; }
 }
+/* Settings and admin pages (src/settings/, src/admin/): a wider card with sections. */
+body.settings { justify-content: flex-start; }
+body.settings .card { max-width: 880px; padding: 28px 36px 36px; }
+body.settings .brand { margin-bottom: 16px; }
+.settings-head {
+  display: flex; align-items: center; justify-content: space-between; gap: 16px;
+  border-bottom: 1px solid var(--border); margin: 0 0 28px; flex-wrap: wrap;
+}
+.tabs { display: flex; gap: 4px; }
+.tabs a {
+  padding: 10px 12px; color: var(--muted); font-weight: 600; font-size: 14px;
+  border-bottom: 2px solid transparent; margin-bottom: -1px;
+}
+.tabs a:hover { color: var(--text); text-decoration: none; }
+.tabs a.current { color: var(--text); border-bottom-color: var(--brand); }
+.signout { display: flex; align-items: center; gap: 10px; font-size: 14px; padding-bottom: 6px; }
+.signout .who { color: var(--muted); }
+.page-head { display: flex; justify-content: space-between; align-items: flex-start; gap: 16px; margin-bottom: 8px; }
+.page-head .lead { margin-bottom: 20px; }
+.title-row { display: flex; align-items: center; gap: 12px; flex-wrap: wrap; margin-bottom: 16px; }
+.title-row h1 { margin: 0; }
+.head-actions { display: flex; gap: 8px; }
+.crumbs { margin: 0 0 8px; font-size: 14px; }
+.crumbs a::before { content: "\\2190  "; }
+h2 { font-size: 17px; margin: 0 0 8px; }
+section { margin-top: 28px; }
+.section-head { display: flex; justify-content: space-between; align-items: center; gap: 12px; }
+.muted { color: var(--muted); }
+.small-text { font-size: 13px; }
+.mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
+a.button {
+  display: inline-flex; align-items: center; justify-content: center; height: 40px; padding: 0 16px;
+  border-radius: 8px; font-weight: 600; border: 1px solid transparent; white-space: nowrap;
+}
+a.button:hover { text-decoration: none; opacity: .9; }
+a.button.primary { color: var(--brand-text); }
+a.button.secondary { color: var(--text); border-color: var(--border); }
+.danger, a.button.danger { background: var(--danger-bg); color: var(--danger-text); border-color: transparent; }
+button.small { height: 34px; padding: 0 12px; font-size: 14px; }
+.danger-link { background: none; border: none; height: auto; padding: 0; color: var(--danger-text); font-weight: 600; }
+.danger-link:hover { text-decoration: underline; }
+.alert-ok { background: color-mix(in srgb, var(--ok) 14%, transparent); color: var(--text); border-left: 3px solid var(--ok); }
+.block-text { display: block; margin-top: 4px; }
+.badge {
+  display: inline-block; padding: 2px 10px; border-radius: 999px; font-size: 12px; font-weight: 700;
+  letter-spacing: .02em; white-space: nowrap;
+}
+.badge-pending { background: var(--warn-bg); color: var(--warn-text); }
+.badge-approved { background: color-mix(in srgb, var(--ok) 16%, transparent); color: var(--ok); }
+.badge-rejected { background: var(--danger-bg); color: var(--danger-text); }
+.kvs { margin: 0; border: 1px solid var(--border); border-radius: 10px; }
+.kv { display: grid; grid-template-columns: 170px 1fr; gap: 16px; padding: 12px 16px; border-top: 1px solid var(--border); }
+.kv:first-child { border-top: none; }
+.kv dt { color: var(--muted); font-size: 14px; font-weight: 600; }
+.kv dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.kvs.compact .kv { padding: 8px 14px; grid-template-columns: 130px 1fr; }
+ul.plain { list-style: none; margin: 0; padding: 0; }
+ul.plain li + li { margin-top: 4px; }
+.scope-code.inline { display: inline; margin-left: 6px; }
+.client-list, .review-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 12px; }
+.client-list li { border: 1px solid var(--border); border-radius: 10px; }
+.client-row { display: flex; justify-content: space-between; align-items: center; gap: 16px; padding: 14px 16px; color: var(--text); }
+.client-row:hover { text-decoration: none; background: var(--bg); border-radius: 10px; }
+.client-main, .client-meta { display: flex; flex-direction: column; gap: 2px; min-width: 0; }
+.client-meta { align-items: flex-end; font-size: 13px; }
+.reason { margin: 0; padding: 0 16px 12px; font-size: 14px; color: var(--danger-text); }
+.empty { border: 1px dashed var(--border); border-radius: 10px; padding: 28px; text-align: center; }
+.empty p { margin: 4px 0; }
+.table { width: 100%; border-collapse: collapse; margin-top: 8px; font-size: 14px; }
+.table th { text-align: left; color: var(--muted); font-weight: 600; padding: 8px 12px; border-bottom: 1px solid var(--border); }
+.table td { padding: 10px 12px; border-bottom: 1px solid var(--border); }
+.table .cell-action { text-align: right; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.reveal {
+  margin: 0 0 20px; padding: 16px 18px; border-radius: 10px; background: var(--warn-bg); color: var(--warn-text);
+  border: 1px solid color-mix(in srgb, var(--warn-text) 35%, transparent);
+}
+.reveal h2 { color: var(--warn-text); }
+.reveal p { margin: 0 0 12px; font-size: 14px; }
+.copy-row { display: flex; gap: 8px; }
+.copy-row input { flex: 1; height: 42px; padding: 0 12px; border: 1px solid var(--border); border-radius: 8px; background: var(--input); color: var(--text); }
+textarea {
+  width: 100%; padding: 10px 12px; border: 1px solid var(--border); border-radius: 8px;
+  background: var(--input); color: var(--text); font: inherit; resize: vertical;
+}
+textarea:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
+textarea[aria-invalid=true] { border-color: var(--danger-text); }
+.label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; padding: 0; }
+.optional { color: var(--muted); font-weight: 500; font-size: 12px; margin-left: 4px; }
+.client-form { margin-top: 8px; }
+.scope-group { border: 1px solid var(--border); border-radius: 10px; padding: 10px 14px 12px; margin: 0 0 10px; }
+.scope-group legend { font-weight: 600; font-size: 13px; color: var(--muted); padding: 0 6px; }
+.scope-grid { display: grid; grid-template-columns: 1fr 1fr; gap: 4px 16px; }
+.check { display: flex; gap: 10px; align-items: flex-start; font-weight: 500; font-size: 14px; margin: 0; padding: 6px 0; cursor: pointer; }
+.check input { margin-top: 3px; flex: none; width: 16px; height: 16px; accent-color: var(--brand); }
+.check .hint { margin-top: 0; }
+fieldset.choice { border: none; padding: 0; display: grid; grid-template-columns: 1fr 1fr; gap: 8px 16px; }
+fieldset.choice legend { margin-bottom: 6px; }
+.form-actions { display: flex; justify-content: flex-end; gap: 12px; margin-top: 24px; }
+.review-card { border: 1px solid var(--border); border-radius: 12px; padding: 18px 20px; }
+.review-head { display: flex; justify-content: space-between; align-items: flex-start; gap: 12px; margin-bottom: 12px; }
+.review-head h2 { margin: 0; }
+.review-head p { margin: 2px 0 0; }
+.review-actions { display: grid; grid-template-columns: auto 1fr; gap: 20px; align-items: start; margin-top: 16px; }
+.reject-form { display: grid; gap: 6px; }
+.reject-form label { margin: 0; }
+.reject-form button { justify-self: start; }
+@media (max-width: 640px) {
+  body.settings .card { padding: 20px; }
+  .kv { grid-template-columns: 1fr; gap: 2px; }
+  .scope-grid, fieldset.choice, .review-actions { grid-template-columns: 1fr; }
+  .page-head { flex-direction: column; }
+}
 `;

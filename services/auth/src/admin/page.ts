@@ -1,0 +1,70 @@
+import type { PresentedClient } from '@sched/clients/present';
+import { LIMITS } from '@sched/clients/schemas';
+import { describeScope } from '@sched/policy/scope-descriptions';
+import { CSRF_FIELD } from '../http/csrf.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
+import { PATHS } from '../paths.ts';
+import { alert, formatDate, statusBadge } from '../settings/pages/shell.ts';
+
+export interface PendingClient {
+  client: PresentedClient;
+  ownerEmail: string | null;
+}
+
+export interface ReviewView {
+  pending: readonly PendingClient[];
+  csrf: string;
+  notice?: string | undefined;
+  error?: string | undefined;
+  /** A rejection that failed validation: which client, what was typed, why. */
+  rejectError?: { clientId: string; reason: string; message: string } | undefined;
+}
+
+const actionPath = (clientId: string, action: 'approve' | 'reject') =>
+  `${PATHS.adminClients}/${encodeURIComponent(clientId)}/${action}`;
+
+function pendingCard(item: PendingClient, view: ReviewView): SafeHtml {
+  const { client } = item;
+  const failed = view.rejectError?.clientId === client.id ? view.rejectError : undefined;
+  const reasonId = `reason-${client.id}`;
+  return html`<li class="review-card">
+<div class="review-head">
+<div><h2>${client.name}</h2><p class="muted mono">${client.id}</p></div>
+${statusBadge(client.reviewStatus)}
+</div>
+<dl class="kvs compact">
+<div class="kv"><dt>Owner</dt><dd>${item.ownerEmail ?? html`<span class="muted">unknown</span>`}${client.organizationId !== null ? html` <span class="muted">· organization #${client.organizationId}</span>` : ''}</dd></div>
+<div class="kv"><dt>Type</dt><dd>${client.clientType === 'public' ? 'Public' : 'Confidential'} · submitted ${formatDate(client.updatedAt)}</dd></div>
+<div class="kv"><dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li class="mono">${uri}</li>`)}</ul></dd></div>
+<div class="kv"><dt>Access</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="scope-code inline">${scope}</span></li>`)}</ul></dd></div>
+<div class="kv"><dt>Website</dt><dd>${client.websiteUrl ?? html`<span class="muted">Not set</span>`}</dd></div>
+<div class="kv"><dt>Purpose</dt><dd>${client.purpose ?? html`<span class="muted">Not given</span>`}</dd></div>
+</dl>
+<div class="review-actions">
+<form method="post" action="${actionPath(client.id, 'approve')}">
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<button type="submit" class="primary">Approve</button>
+</form>
+<form method="post" action="${actionPath(client.id, 'reject')}" class="reject-form" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<label for="${reasonId}">Reason for rejecting</label>
+<textarea id="${reasonId}" name="reason" rows="2" maxlength="${LIMITS.reason}" required${failed ? html` aria-invalid="true" aria-describedby="${reasonId}-error"` : ''}>${failed?.reason ?? ''}</textarea>
+${failed ? html`<span class="field-error" id="${reasonId}-error">${failed.message}</span>` : ''}
+<span class="hint">Sent to the owner by e-mail.</span>
+<button type="submit" class="secondary">Reject</button>
+</form>
+</div>
+</li>`;
+}
+
+export function reviewPage(view: ReviewView): SafeHtml {
+  return html`<div class="page-head"><div><h1>Client review</h1>
+<p class="lead">New and changed OAuth clients wait here, oldest first. Approving lets people authorize them; the owner is e-mailed either way.</p></div></div>
+${alert('ok', view.notice)}
+${alert('error', view.error)}
+${
+  view.pending.length === 0
+    ? html`<div class="empty"><p><strong>Nothing to review.</strong></p><p class="muted">Every client has been decided.</p></div>`
+    : html`<ul class="review-list">${view.pending.map((item) => pendingCard(item, view))}</ul>`
+}`;
+}

@@ -1,0 +1,99 @@
+import { presentClients } from '@sched/clients/present';
+import { approve, listForReview, reject } from '@sched/clients/review';
+import { rejectBody } from '@sched/clients/schemas';
+import { findUserEmail } from '@sched/db/queries/oauth-client-management';
+import { ConflictError, NotFoundError } from '@sched/kit/errors';
+import type { Context } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { seeOther } from '../interaction/current.ts';
+import { PATHS } from '../paths.ts';
+import { clientIdOf, signedInPage } from '../settings/clients.ts';
+import { csrfFor, fieldErrorsOf, readForm, userPurpose } from '../settings/forms.ts';
+import { sendSettingsPage, shell } from '../settings/pages/shell.ts';
+import type { SignedIn } from '../settings/session.ts';
+import { type ReviewView, reviewPage } from './page.ts';
+
+/**
+ * /auth/admin/oauth-clients: the review queue for service administrators (users.is_service_admin).
+ * Everyone else signed in gets 404, like any page that is not theirs; the decisions go through
+ * `@sched/clients/review`, the same state machine, audit entries and e-mails as the API's.
+ */
+const QUEUE_SIZE = 100;
+
+const NOTICES: Record<string, string> = {
+  approved: 'Client approved. The owner was e-mailed; people can authorize it now.',
+  rejected: 'Client rejected. The owner was e-mailed the reason.',
+};
+
+function requireAdmin(signedIn: SignedIn): void {
+  if (!signedIn.actor.serviceAdmin) throw new NotFoundError(`Nothing here: ${PATHS.adminClients}`);
+}
+
+async function render(
+  deps: AuthDeps,
+  ctx: Context,
+  signedIn: SignedIn,
+  status: number,
+  extra: Pick<ReviewView, 'error' | 'rejectError'> = {},
+): Promise<void> {
+  const knex = deps.runtime.stores.db.knex;
+  const clients = await listForReview(deps.runtime, signedIn.actor, {
+    status: 'PENDING',
+    skip: 0,
+    take: QUEUE_SIZE,
+  });
+  const presented = await presentClients(knex, clients);
+  const pending = await Promise.all(
+    presented.map(async (client) => ({ client, ownerEmail: await findUserEmail(knex, client.ownerUserId) })),
+  );
+  const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
+  const notice =
+    typeof ctx.query.notice === 'string' && status === 200 ? NOTICES[ctx.query.notice] : undefined;
+  sendSettingsPage(
+    ctx,
+    status,
+    'Client review',
+    shell({ signedIn, csrf, section: 'review' }, reviewPage({ pending, csrf, notice, ...extra })),
+  );
+}
+
+export const reviewQueue = (deps: AuthDeps) =>
+  signedInPage(deps, async (_deps, ctx, signedIn) => {
+    requireAdmin(signedIn);
+    await render(deps, ctx, signedIn, 200);
+  });
+
+export const approveAction = (deps: AuthDeps) =>
+  signedInPage(deps, async (_deps, ctx, signedIn) => {
+    requireAdmin(signedIn);
+    const clientId = clientIdOf(ctx);
+    await readForm(deps, ctx, userPurpose(signedIn.user.id));
+    try {
+      await approve(deps.runtime, signedIn.actor, clientId);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      return render(deps, ctx, signedIn, 409, { error: error.message });
+    }
+    seeOther(ctx, `${PATHS.adminClients}?notice=approved`);
+  });
+
+export const rejectAction = (deps: AuthDeps) =>
+  signedInPage(deps, async (_deps, ctx, signedIn) => {
+    requireAdmin(signedIn);
+    const clientId = clientIdOf(ctx);
+    const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
+    const parsed = rejectBody.safeParse({ reason: form.reason ?? '' });
+    if (!parsed.success) {
+      const message = fieldErrorsOf(parsed.error).reason ?? 'a rejection reason is required';
+      return render(deps, ctx, signedIn, 400, {
+        rejectError: { clientId, reason: form.reason ?? '', message },
+      });
+    }
+    try {
+      await reject(deps.runtime, signedIn.actor, clientId, parsed.data.reason);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      return render(deps, ctx, signedIn, 409, { error: error.message });
+    }
+    seeOther(ctx, `${PATHS.adminClients}?notice=rejected`);
+  });

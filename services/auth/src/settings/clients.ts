@@ -1,0 +1,273 @@
+import { createClient, deleteClient, getClient, listClients, updateClient } from '@sched/clients/operations';
+import { presentClients, presentOne, presentSecret } from '@sched/clients/present';
+import { clientFor, rightsOn } from '@sched/clients/rights';
+import { listSecrets } from '@sched/clients/secrets';
+import { clientIdParams } from '@sched/clients/schemas';
+import { AppError, BadRequestError, NotFoundError } from '@sched/kit/errors';
+import type { Context } from 'koa';
+import type { AuthDeps } from '../deps.ts';
+import { seeOther } from '../interaction/current.ts';
+import { html } from '../pages/html.ts';
+import { PATHS } from '../paths.ts';
+import { parseCreateForm, parseUpdateForm, formValues, valuesOf } from './client-input.ts';
+import { csrfFor, fieldErrorsOfDetails, readForm, userPurpose } from './forms.ts';
+import { clientDetailPage, deleteConfirmPage } from './pages/client-detail.ts';
+import { type ClientFormView, clientForm, EMPTY_FORM } from './pages/client-form.ts';
+import { clientListPage, clientPath } from './pages/client-list.ts';
+import { sendSettingsPage, shell } from './pages/shell.ts';
+import { takeReveal, keepForReveal } from './reveal.ts';
+import { requireSignIn, type SignedIn } from './session.ts';
+
+/** Fixed notices after a redirect (the query names one; nothing user-supplied is shown). */
+const NOTICES: Record<string, string> = {
+  created: 'Client created. A service administrator reviews it before people can use it.',
+  updated: 'Changes saved.',
+  review:
+    'Changes saved. The client went back to review: it does not work for new sign-ins until it is approved again.',
+  resubmitted: 'Changes saved. The client was resubmitted for review.',
+  'secret-created': 'New secret generated.',
+  'secret-revoked': 'Secret revoked. It stopped working at once.',
+  deleted: 'Client deleted.',
+};
+
+export const noticeOf = (ctx: Context): string | undefined => {
+  const key = ctx.query.notice;
+  return typeof key === 'string' ? NOTICES[key] : undefined;
+};
+
+/** The :clientId of the path, checked like the API checks it (unknown shapes are simply not found). */
+export function clientIdOf(ctx: Context): string {
+  const parsed = clientIdParams.safeParse({
+    clientId: (ctx as Context & { params?: Record<string, string> }).params?.clientId,
+  });
+  if (!parsed.success) throw new NotFoundError('OAuth client not found');
+  return parsed.data.clientId;
+}
+
+type Handler = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => Promise<void>;
+
+/** Runs `handler` for a signed-in user; sends everyone else to sign in first. */
+export const signedInPage = (deps: AuthDeps, handler: Handler) =>
+  async function settingsPage(ctx: Context) {
+    const signedIn = await requireSignIn(deps, ctx);
+    if (signedIn) await handler(deps, ctx, signedIn);
+  };
+
+const page = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => ({
+  csrf: csrfFor(deps, ctx, userPurpose(signedIn.user.id)),
+});
+
+export const listPage: Handler = async (deps, ctx, signedIn) => {
+  const { csrf } = page(deps, ctx, signedIn);
+  const clients = await presentClients(
+    deps.runtime.stores.db.knex,
+    await listClients(deps.runtime, signedIn.actor),
+  );
+  sendSettingsPage(
+    ctx,
+    200,
+    'OAuth clients',
+    shell({ signedIn, csrf, section: 'clients' }, clientListPage(clients, noticeOf(ctx))),
+  );
+};
+
+function sendForm(
+  ctx: Context,
+  signedIn: SignedIn,
+  status: number,
+  title: string,
+  view: ClientFormView,
+): void {
+  sendSettingsPage(
+    ctx,
+    status,
+    title,
+    shell({ signedIn, csrf: view.csrf, section: 'clients' }, clientFormPage(title, view)),
+  );
+}
+
+const clientFormPage = (title: string, view: ClientFormView) =>
+  html`<p class="crumbs"><a href="${PATHS.settingsClients}">OAuth clients</a></p><h1>${title}</h1>
+<p class="lead">${view.mode === 'create' ? 'Register an application. It can sign people in once a service administrator approves it.' : 'Change how your application is registered.'}</p>
+${clientForm(view)}`;
+
+export const newPage: Handler = async (deps, ctx, signedIn) => {
+  const { csrf } = page(deps, ctx, signedIn);
+  sendForm(ctx, signedIn, 200, 'New OAuth client', {
+    mode: 'create',
+    action: PATHS.settingsClients,
+    csrf,
+    values: EMPTY_FORM,
+    errors: {},
+    cancelHref: PATHS.settingsClients,
+  });
+};
+
+export const create: Handler = async (deps, ctx, signedIn) => {
+  const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
+  const { csrf } = page(deps, ctx, signedIn);
+  const view = (errors: Record<string, string>): ClientFormView => ({
+    mode: 'create',
+    action: PATHS.settingsClients,
+    csrf,
+    values: formValues(form),
+    errors,
+    cancelHref: PATHS.settingsClients,
+  });
+  const parsed = parseCreateForm(form);
+  if (!parsed.ok) return sendForm(ctx, signedIn, 400, 'New OAuth client', view(parsed.errors));
+  let created: Awaited<ReturnType<typeof createClient>>;
+  try {
+    created = await createClient(deps.runtime, signedIn.actor, parsed.input);
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    return sendForm(
+      ctx,
+      signedIn,
+      400,
+      'New OAuth client',
+      view(fieldErrorsOfDetails(error.details, error.message)),
+    );
+  }
+  const { client, secret } = created;
+  const query = new URLSearchParams({ notice: 'created' });
+  if (secret) {
+    query.set(
+      'reveal',
+      await keepForReveal(deps, {
+        userId: signedIn.user.id,
+        clientId: client.id,
+        secret: secret.plain,
+        hint: secret.hint,
+      }),
+    );
+  }
+  seeOther(ctx, `${clientPath(client.id)}?${query}`);
+};
+
+/** The client's page, optionally with an error (400/409 of an action) instead of a redirect. */
+export async function renderDetail(
+  deps: AuthDeps,
+  ctx: Context,
+  signedIn: SignedIn,
+  clientId: string,
+  options: { status?: number; error?: string } = {},
+): Promise<void> {
+  const knex = deps.runtime.stores.db.knex;
+  const client = await getClient(deps.runtime, signedIn.actor, clientId);
+  const rights = await rightsOn(knex, signedIn.actor, client);
+  const secrets =
+    client.clientType === 'public'
+      ? null
+      : (await listSecrets(deps.runtime, signedIn.actor, client.id)).map(presentSecret);
+  const revealId = typeof ctx.query.reveal === 'string' ? ctx.query.reveal : undefined;
+  const revealed = revealId ? await takeReveal(deps, revealId, signedIn.user.id, client.id) : null;
+  const { csrf } = page(deps, ctx, signedIn);
+  const presented = await presentOne(knex, client);
+  sendSettingsPage(
+    ctx,
+    options.status ?? 200,
+    client.name,
+    shell(
+      { signedIn, csrf, section: 'clients' },
+      clientDetailPage({
+        client: presented,
+        secrets,
+        canManage: rights.manage,
+        csrf,
+        notice: options.error ? undefined : noticeOf(ctx),
+        error: options.error,
+        revealed: revealed ?? undefined,
+        revealGone: revealId !== undefined && revealed === null,
+      }),
+    ),
+    { copyScript: revealed !== null },
+  );
+}
+
+export const detailPage: Handler = (deps, ctx, signedIn) =>
+  renderDetail(deps, ctx, signedIn, clientIdOf(ctx));
+
+/** The client if the user may change it: 404 when they cannot see it, 403 when they can only see it (as the API). */
+const manageable = (deps: AuthDeps, signedIn: SignedIn, clientId: string) =>
+  clientFor(deps.runtime.stores.db.knex, signedIn.actor, clientId, 'manage');
+
+export const editPage: Handler = async (deps, ctx, signedIn) => {
+  const client = await manageable(deps, signedIn, clientIdOf(ctx));
+  const { csrf } = page(deps, ctx, signedIn);
+  sendForm(ctx, signedIn, 200, `Edit ${client.name}`, {
+    mode: 'edit',
+    action: clientPath(client.id),
+    csrf,
+    values: valuesOf(client),
+    errors: {},
+    approved: client.reviewStatus === 'APPROVED',
+    rejected: client.reviewStatus === 'REJECTED',
+    cancelHref: clientPath(client.id),
+  });
+};
+
+export const update: Handler = async (deps, ctx, signedIn) => {
+  const clientId = clientIdOf(ctx);
+  const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
+  const client = await manageable(deps, signedIn, clientId);
+  const { csrf } = page(deps, ctx, signedIn);
+  const view = (errors: Record<string, string>): ClientFormView => ({
+    mode: 'edit',
+    action: clientPath(client.id),
+    csrf,
+    values: { ...formValues(form, client.clientType), clientType: client.clientType },
+    errors,
+    approved: client.reviewStatus === 'APPROVED',
+    rejected: client.reviewStatus === 'REJECTED',
+    cancelHref: clientPath(client.id),
+  });
+  const parsed = parseUpdateForm(form);
+  if (!parsed.ok) return sendForm(ctx, signedIn, 400, `Edit ${client.name}`, view(parsed.errors));
+  let outcome: Awaited<ReturnType<typeof updateClient>>;
+  try {
+    outcome = await updateClient(deps.runtime, signedIn.actor, client.id, parsed.input);
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    return sendForm(
+      ctx,
+      signedIn,
+      400,
+      `Edit ${client.name}`,
+      view(fieldErrorsOfDetails(error.details, error.message)),
+    );
+  }
+  const to = outcome.client.reviewStatus;
+  const notice =
+    outcome.statusFrom === 'APPROVED' && to === 'PENDING'
+      ? 'review'
+      : outcome.statusFrom === 'REJECTED' && to === 'PENDING'
+        ? 'resubmitted'
+        : 'updated';
+  seeOther(ctx, `${clientPath(client.id)}?notice=${notice}`);
+};
+
+export const deletePage: Handler = async (deps, ctx, signedIn) => {
+  const client = await manageable(deps, signedIn, clientIdOf(ctx));
+  const { csrf } = page(deps, ctx, signedIn);
+  const presented = await presentOne(deps.runtime.stores.db.knex, client);
+  sendSettingsPage(
+    ctx,
+    200,
+    `Delete ${client.name}`,
+    shell({ signedIn, csrf, section: 'clients' }, deleteConfirmPage(presented, csrf)),
+  );
+};
+
+export const remove: Handler = async (deps, ctx, signedIn) => {
+  const clientId = clientIdOf(ctx);
+  const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
+  // The confirmation step: the form of the confirmation page says so; a bare POST does not delete.
+  if (form.confirm !== 'yes') return seeOther(ctx, clientPath(clientId, '/delete'));
+  await deleteClient(deps.runtime, signedIn.actor, clientId);
+  seeOther(ctx, `${PATHS.settingsClients}?notice=deleted`);
+};
+
+/** Library errors a page shows on the client's page instead of an error page. */
+export const isShownOnPage = (error: unknown): error is AppError =>
+  error instanceof AppError && (error.status === 400 || error.status === 409);

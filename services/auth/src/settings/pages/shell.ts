@@ -1,0 +1,71 @@
+import type { Context } from 'koa';
+import { CSRF_FIELD } from '../../http/csrf.ts';
+import { html, type SafeHtml } from '../../pages/html.ts';
+import { sendPage } from '../../pages/layout.ts';
+import { PATHS } from '../../paths.ts';
+import type { SignedIn } from '../session.ts';
+
+export type Section = 'account' | 'clients' | 'review';
+
+export interface ShellView {
+  signedIn: SignedIn;
+  csrf: string;
+  section: Section;
+}
+
+/** The settings pages' header: who is signed in, the sections, and signing out. */
+export function shell(view: ShellView, body: SafeHtml): SafeHtml {
+  const { user, actor } = view.signedIn;
+  const tab = (section: Section, href: string, label: string) =>
+    html`<a href="${href}"${view.section === section ? html` class="current" aria-current="page"` : ''}>${label}</a>`;
+  return html`<header class="settings-head">
+<nav class="tabs" aria-label="Settings">
+${tab('account', PATHS.settings, 'Account')}
+${tab('clients', PATHS.settingsClients, 'OAuth clients')}
+${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}
+</nav>
+<form method="post" action="${PATHS.settingsSignOut}" class="signout">
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<span class="who">${user.name ?? user.email}</span>
+<button type="submit" class="link-button">Sign out</button>
+</form>
+</header>
+${body}`;
+}
+
+/** Sends a settings page: wide layout, never cached, CSP without scripts unless `copyScript`. */
+export function sendSettingsPage(
+  ctx: Context,
+  status: number,
+  title: string,
+  body: SafeHtml,
+  options: { copyScript?: boolean } = {},
+): void {
+  sendPage(ctx, status, title, body, {
+    bodyClass: 'settings',
+    ...(options.copyScript ? { script: PATHS.settingsScript } : {}),
+  });
+}
+
+/** Alerts: errors, notices and warnings. */
+export const alert = (kind: 'error' | 'ok' | 'warn', message: SafeHtml | string | undefined) =>
+  message
+    ? html`<div class="alert alert-${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${message}</div>`
+    : '';
+
+const STATUS_LABELS = {
+  PENDING: ['In review', 'pending'],
+  APPROVED: ['Approved', 'approved'],
+  REJECTED: ['Rejected', 'rejected'],
+} as const;
+
+export const statusBadge = (status: keyof typeof STATUS_LABELS) =>
+  html`<span class="badge badge-${STATUS_LABELS[status][1]}">${STATUS_LABELS[status][0]}</span>`;
+
+export const formatDate = (value: Date | string) =>
+  new Date(value).toLocaleDateString('en-GB', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    timeZone: 'UTC',
+  });

@@ -1,0 +1,44 @@
+import Router from '@koa/router';
+import { approveAction, rejectAction, reviewQueue } from '../admin/review.ts';
+import type { AuthDeps } from '../deps.ts';
+import { PATHS } from '../paths.ts';
+import { settingsSignIn, settingsSignOut, showAccount, showSettingsSignIn } from './account.ts';
+import {
+  create,
+  deletePage,
+  detailPage,
+  editPage,
+  listPage,
+  newPage,
+  remove,
+  signedInPage,
+  update,
+} from './clients.ts';
+import { copyScript } from './copy-script.ts';
+import { generate, revoke } from './secrets.ts';
+
+/** The settings pages (signed-in users) and the admin review page (service administrators). */
+export function settingsRoutes(deps: AuthDeps): Router {
+  const router = new Router();
+  const page = (handler: Parameters<typeof signedInPage>[1]) => signedInPage(deps, handler);
+  const client = `${PATHS.settingsClients}/:clientId`;
+  router.get(PATHS.settingsScript, copyScript);
+  router.get(PATHS.settingsSignIn, showSettingsSignIn(deps));
+  router.post(PATHS.settingsSignIn, settingsSignIn(deps));
+  router.post(PATHS.settingsSignOut, settingsSignOut(deps));
+  router.get(PATHS.settings, page(showAccount));
+  router.get(PATHS.settingsClients, page(listPage));
+  router.post(PATHS.settingsClients, page(create));
+  router.get(`${PATHS.settingsClients}/new`, page(newPage));
+  router.get(client, page(detailPage));
+  router.post(client, page(update));
+  router.get(`${client}/edit`, page(editPage));
+  router.get(`${client}/delete`, page(deletePage));
+  router.post(`${client}/delete`, page(remove));
+  router.post(`${client}/secrets`, page(generate));
+  router.post(`${client}/secrets/:secretId/revoke`, page(revoke));
+  router.get(PATHS.adminClients, reviewQueue(deps));
+  router.post(`${PATHS.adminClients}/:clientId/approve`, approveAction(deps));
+  router.post(`${PATHS.adminClients}/:clientId/reject`, rejectAction(deps));
+  return router;
+}
