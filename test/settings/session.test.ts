@@ -83,14 +83,12 @@ test('the return address is only ever a settings or admin page', async (t) => {
 test('account overview: name, username, e-mail, time zone, week start and calendar', async (t) => {
   const user = await newUser(world, { name: 'Ada Lovelace' });
   const knex = world.system.stores.db.knex;
-  await knex('users')
-    .where({ id: user.user.id })
-    .update({
-      username: 'ada.l',
-      time_zone: 'Europe/London',
-      week_start: 'Sunday',
-      calendar_provider: 'google',
-    });
+  await knex('users').where({ id: user.user.id }).update({
+    username: 'ada.l',
+    time_zone: 'Europe/London',
+    week_start: 'Sunday',
+    calendar_provider: 'google',
+  });
   const browser = await signedIn(world, user);
   const account = page(await browser.open('/auth/settings'));
   const shown = text(account.html);

@@ -9,7 +9,8 @@ import { lockDataDir, readLockHolder } from './data-dir.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
   migrate                                          apply pending migrations
-  create-admin --email E --password P [--name N]   create (or refresh the API key of) a service administrator`;
+  create-admin --email E --password P [--name N]   create (or refresh the API key of) a service administrator
+  mail-failures                                    e-mails the outbox gave up on (JSON)`;
 
 /** Runs one operator command: on Postgres directly; in embedded mode through the running server if any. */
 async function main(argv: string[]): Promise<unknown> {

@@ -1,6 +1,7 @@
 import type { Knex } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
+import { listFailedMail } from '@sched/db/queries/mail-outbox';
 import { z } from 'zod';
 
 /** Operator commands; the CLI runs them directly or through a running server's control socket. */
@@ -25,6 +26,18 @@ export const commands = {
   },
   async 'create-admin'(knex: Knex, input: unknown) {
     return ensureServiceAdmin(knex, parseInput(CreateAdminInput, input));
+  },
+  /** E-mails the outbox worker gave up on (out of attempts), newest first, without their bodies. */
+  async 'mail-failures'(knex: Knex, input: unknown) {
+    parseInput(z.strictObject({}), input ?? {});
+    return (await listFailedMail(knex)).map((m) => ({
+      id: m.id,
+      recipient: m.recipient,
+      subject: m.subject,
+      attempts: m.attempts,
+      lastError: m.lastError,
+      createdAt: m.createdAt,
+    }));
   },
 } as const;
 

@@ -6,6 +6,7 @@ import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import type { Stores } from '@sched/db/stores';
+import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import { openRuntime } from '@sched/runtime/runtime';
 import { startControlSocket } from './control-socket.ts';
 import { loadOrCreateCookieKeys, lockDataDir } from './data-dir.ts';
@@ -39,12 +40,15 @@ export async function composeSystem(
       ? await startControlSocket(config.dataDir, knex, logger)
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
+    const outbox = startOutboxWorker(runtime);
     return {
       handler: (req, res) =>
         isAuthPath((req.url ?? '/').split('?')[0] ?? '/') ? auth(req, res) : api(req, res),
       checks: runtime.stores.checks,
       onClose: async () => {
         stopSweeper();
+        // Drains: a batch being sent finishes before the database closes.
+        await outbox.stop();
         await stopControlSocket();
         await runtime.close();
         await releaseDataDir();

@@ -5,6 +5,7 @@ import { type Config, requireStandaloneServers } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import { createMailer, type Mailer } from '@sched/kit/mailer';
 import type Koa from 'koa';
+import { startOutboxWorker } from './mail-outbox-worker.ts';
 
 /** Everything a service needs from the process: config, logging, data stores, mail. */
 export interface Runtime {
@@ -52,10 +53,15 @@ export function runStandaloneService(name: string, createApp: (runtime: Runtime)
   return bootService(name, async (config, logger) => {
     requireStandaloneServers(config);
     const runtime = await openRuntime(config, logger);
+    // Both services write review e-mails to the outbox; each replica retries failed ones.
+    const outbox = startOutboxWorker(runtime);
     return {
       handler: createApp(runtime).callback(),
       checks: runtime.stores.checks,
-      onClose: runtime.close,
+      onClose: async () => {
+        await outbox.stop();
+        await runtime.close();
+      },
     };
   });
 }
