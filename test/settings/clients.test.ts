@@ -3,13 +3,14 @@ import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
 import { insertMembership, insertOrganization } from '../api/helpers/fixtures.ts';
 import { parseMail } from '../clients/helpers.ts';
-import { createTestClient } from '../support/oauth.ts';
+import { createTestClient, formOf } from '../support/oauth.ts';
 import {
   CLIENTS,
   createThroughForm,
   newUser,
   page,
   post,
+  rawPost,
   type SettingsWorld,
   signedIn,
   startSettingsWorld,
@@ -285,4 +286,34 @@ test('delete: a confirmation page first; a POST without the confirmation deletes
   t.true(text(done.html).includes('Client deleted.'));
   t.is(await findOAuthClient(world.system.stores.db.knex, clientId), null);
   t.is(page(await browser.open(path)).status, 404);
+});
+
+test('the token store holds a shown-once secret only sealed, under the hash of the reveal id', async (t) => {
+  const redis = world.system.redis;
+  if (!redis) return t.pass('needs REDIS_URL to read the store directly');
+  const browser = await signedIn(world, await newUser(world));
+  const form = page(await browser.open(`${CLIENTS}/new`));
+  const { action, hidden } = formOf(form.html, CLIENTS)!;
+  const created = await rawPost(browser, action, { ...hidden, ...validForm() });
+  t.is(created.status, 303);
+  const revealUrl = new URL(created.location!, world.system.url);
+  const revealId = revealUrl.searchParams.get('reveal')!;
+  t.truthy(revealId);
+
+  const stored: string[] = [];
+  for (const key of await redis.redis.keys(`${redis.prefix}*`)) {
+    stored.push(key);
+    if ((await redis.redis.type(key)) === 'string') stored.push((await redis.redis.get(key)) ?? '');
+  }
+  const shown = page(await browser.open(revealUrl));
+  const secret = /id="new-secret"[^>]*value="([^"]+)"/.exec(shown.html)?.[1];
+  t.truthy(secret);
+  t.false(
+    stored.some((value) => value.includes(secret!)),
+    'the plain secret is never stored',
+  );
+  t.false(
+    stored.some((value) => value.includes(revealId)),
+    'nor the id that unseals it',
+  );
 });
