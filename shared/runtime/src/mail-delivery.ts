@@ -1,4 +1,4 @@
-import { markMailFailed, markMailSent, type OutboxEntry } from '@sched/db/queries/mail-outbox';
+import { enqueueMail, markMailFailed, markMailSent, type OutboxEntry } from '@sched/db/queries/mail-outbox';
 import type { Runtime } from './runtime.ts';
 
 /**
@@ -61,4 +61,23 @@ export async function deliverQueuedMail(
     else deps.logger.warn({ ...details, retryInSeconds: delay }, 'mail not sent; kept in the outbox');
     return false;
   }
+}
+
+/** A message written by code that has no transaction of its own to put it in. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/**
+ * Writes the message to the outbox, then tries to send it at once. A failed send is not lost: the
+ * outbox worker tries again with backoff. Never throws for a mail failure (only when the outbox
+ * itself cannot be written, which means the database is down and the caller fails anyway).
+ */
+export async function sendThroughOutbox(deps: MailDeps, message: OutgoingMail): Promise<boolean> {
+  const entry = { recipient: message.to, subject: message.subject, text: message.text, html: message.html };
+  const id = await enqueueMail(deps.stores.db.knex, entry);
+  return deliverQueuedMail(deps, { id, ...entry, attempts: 0 });
 }

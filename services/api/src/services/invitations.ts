@@ -1,4 +1,5 @@
 import type { Role } from '@sched/policy/roles';
+import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
 import type { Runtime } from '@sched/runtime/runtime';
 
 export interface Invitation {
@@ -37,13 +38,9 @@ export function invitationMessage(appUrl: string, invitation: Invitation) {
 }
 
 /**
- * Sends the invitation through the runtime mailer. A mail failure does not undo the membership
- * (the invitation exists and can be re-sent); it is logged.
+ * Sends the invitation through the mail outbox: a failed send is retried by the outbox worker and
+ * never undoes the membership.
  */
 export async function sendInvitation(deps: Runtime, invitation: Invitation): Promise<void> {
-  try {
-    await deps.mailer.send(invitationMessage(deps.config.appUrl, invitation));
-  } catch (error) {
-    deps.logger.error({ err: error, kind: invitation.kind }, 'could not send the invitation e-mail');
-  }
+  await sendThroughOutbox(deps, invitationMessage(deps.config.appUrl, invitation));
 }

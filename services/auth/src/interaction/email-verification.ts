@@ -1,6 +1,7 @@
 import { insertEmailVerificationToken } from '@sched/db/queries/email-verification-tokens';
 import type { User } from '@sched/db/queries/users';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
+import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
 import type { AuthDeps } from '../deps.ts';
 import { html } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
@@ -21,7 +22,7 @@ export async function sendVerificationEmail(deps: AuthDeps, user: User): Promise
   });
   const link = `${deps.issuer}${PATHS.verifyEmail}?token=${encodeURIComponent(token)}`;
   const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
-  await deps.runtime.mailer.send({
+  await sendThroughOutbox(deps.runtime, {
     to: user.email,
     subject: 'Verify your email address',
     text: [
