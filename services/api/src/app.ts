@@ -9,6 +9,7 @@ import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
 import { mountRoutes } from './routing/mount.ts';
 import type { AnyRoute } from './routing/route.ts';
+import { RoutersBySegment } from './routing/segments.ts';
 
 /**
  * The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
@@ -17,15 +18,17 @@ import type { AnyRoute } from './routing/route.ts';
 export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = routes): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
-  const router = new Router({ prefix: '/v2' });
-  mountRoutes(router, routeList, deps);
-  mountDocs(router, routeList, deps.config);
+  const routers = new RoutersBySegment('/v2');
+  mountRoutes(routers, routeList, deps);
+  const docs = new Router({ prefix: '/v2' });
+  mountDocs(docs, routeList, deps.config);
+  routers.adopt(docs);
 
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders());
   app.use(errorEnvelope());
   app.use(jsonBody());
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: false }));
+  app.use(routers.routes());
+  app.use(routers.allowedMethods());
   return app;
 }

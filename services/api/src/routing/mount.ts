@@ -1,4 +1,3 @@
-import type Router from '@koa/router';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
@@ -7,6 +6,7 @@ import { authorizeAccess, authorizeCredential } from '../auth/authorize.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { UserCaller } from './caller.ts';
 import type { AnyRoute } from './route.ts';
+import type { RoutersBySegment } from './segments.ts';
 import { validatePart } from './validate.ts';
 
 const NO_KEYS: readonly string[] = [];
@@ -23,11 +23,15 @@ const NO_KEYS: readonly string[] = [];
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
-export function mountRoutes(router: Router, routes: readonly AnyRoute[], deps: Runtime): AccessControl {
+export function mountRoutes(
+  routers: RoutersBySegment,
+  routes: readonly AnyRoute[],
+  deps: Runtime,
+): AccessControl {
   const control = createAccessControl(deps);
   for (const route of routes) {
     const plan = planTarget(route);
-    router.register(
+    routers.routerFor(route.path).register(
       route.path,
       [route.method],
       async (ctx: Context) => {
