@@ -10,6 +10,8 @@ import type { RoutersBySegment } from './segments.ts';
 import { validatePart } from './validate.ts';
 
 const NO_KEYS: readonly string[] = [];
+const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Registers declared routes. Per request, in this order:
@@ -43,7 +45,8 @@ export function mountRoutes(
         const { caller, versions } = await authenticate(ctx, route, control, keys);
         await authorizeCredential(route, caller, control);
         const params = validatePart(route.params, rawParams, 'params');
-        const query = validatePart(route.query, ctx.query, 'query');
+        // No query string: nothing to parse (ctx.query would run the parser on '').
+        const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
         const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
         const access = target
           ? await authorizeAccess(route, caller as UserCaller, target, versions, control)
@@ -61,7 +64,12 @@ export function mountRoutes(
         });
         if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
         ctx.status = result.status ?? 200;
-        if (ctx.status !== 204) ctx.body = { status: 'success', data: result.data ?? null };
+        if (ctx.status !== 204) {
+          // Serialized here, with the header Koa would give an object body: the same bytes, without
+          // Koa's object-body path (a content-type lookup and header removals per response).
+          if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+          ctx.body = JSON.stringify({ status: 'success', data: result.data ?? null });
+        }
       },
       { name: `${route.method} ${route.path}` },
     );
