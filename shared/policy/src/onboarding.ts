@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { WEEKDAY_NAMES, type WeekdayName } from './booking-periods.ts';
 
 /**
  * Rules of the onboarding profile and calendar steps (pure: no I/O). The pages validate with these
@@ -22,17 +23,9 @@ export function isValidName(value: string): boolean {
   return name.length > 0 && name.length <= NAME_MAX_LENGTH && !CONTROL.test(name);
 }
 
-/** Days a week may start on (the users.week_start check constraint's values). */
-export const WEEK_STARTS = [
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-  'Sunday',
-] as const;
-export type WeekStart = (typeof WEEK_STARTS)[number];
+/** Days a week may start on (the users.week_start check constraint's values): the week-day names. */
+export const WEEK_STARTS = WEEKDAY_NAMES;
+export type WeekStart = WeekdayName;
 
 export const isWeekStart = (value: string): value is WeekStart =>
   (WEEK_STARTS as readonly string[]).includes(value);

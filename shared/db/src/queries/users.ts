@@ -1,18 +1,12 @@
 import { ConflictError } from '@sched/kit/errors';
 import { hashPassword, verifyPassword } from '@sched/kit/passwords';
+import { WEEKDAY_NAMES, type WeekdayName } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
 import { isUniqueViolation } from './pg-errors.ts';
 
-export const WEEKDAYS = [
-  'Monday',
-  'Tuesday',
-  'Wednesday',
-  'Thursday',
-  'Friday',
-  'Saturday',
-  'Sunday',
-] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+/** The users.week_start values: the week-day names of `@sched/policy/booking-periods`. */
+export const WEEKDAYS = WEEKDAY_NAMES;
+export type Weekday = WeekdayName;
 
 export const ONBOARDING_STEPS = ['profile', 'calendar', 'complete'] as const;
 export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
