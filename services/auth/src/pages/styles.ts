@@ -82,7 +82,7 @@ h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em;
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; }
-input[type=email], input[type=password], input[type=text] {
+input[type=email], input[type=password], input[type=text], select {
   width: 100%;
   height: 42px;
   padding: 0 12px;
@@ -92,7 +92,7 @@ input[type=email], input[type=password], input[type=text] {
   color: var(--text);
   font: inherit;
 }
-input:focus-visible, button:focus-visible, a:focus-visible {
+input:focus-visible, button:focus-visible, a:focus-visible, select:focus-visible {
   outline: 2px solid var(--focus);
   outline-offset: 2px;
 }
@@ -142,17 +142,6 @@ a:hover { text-decoration: underline; }
 .scope-code { display: block; color: var(--muted); font-size: 12px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .fineprint { color: var(--muted); font-size: 13px; margin: 16px 0 0; }
 footer { color: var(--muted); font-size: 12px; margin-top: 20px; }
-select {
-  width: 100%;
-  height: 42px;
-  padding: 0 12px;
-  border: 1px solid var(--border);
-  border-radius: 8px;
-  background: var(--input);
-  color: var(--text);
-  font: inherit;
-}
-select:focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
 .row { display: flex; gap: 12px; }
 .row > .field { flex: 1; min-width: 0; }
 .link-button {
