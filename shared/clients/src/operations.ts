@@ -26,8 +26,9 @@ import {
 } from '@sched/policy/client-review';
 import type { Runtime } from '@sched/runtime/runtime';
 import { auditClient } from './audit.ts';
+import { withLockedClient } from './locked.ts';
 import { type PresentedClient, presentClient } from './present.ts';
-import { type Actor, CLIENT_NOT_FOUND, clientFor, ORGANIZATION_FORBIDDEN } from './rights.ts';
+import { type Actor, clientFor, ORGANIZATION_FORBIDDEN } from './rights.ts';
 import { type QueuedMail, queueReviewMail, sendQueued } from './review-mail.ts';
 import type { CreateClientInput, UpdateClientInput } from './schemas.ts';
 
@@ -120,12 +121,8 @@ export async function updateClient(
   clientId: string,
   input: UpdateClientInput,
 ): Promise<UpdatedClient> {
-  const knex = deps.stores.db.knex;
-  await clientFor(knex, actor, clientId, 'manage');
-  const bumper = deferredBumper();
-  const { outcome, mail } = await knex.transaction(async (trx) => {
-    const before = await lockOAuthClient(trx, clientId);
-    if (!before) throw new NotFoundError(CLIENT_NOT_FOUND);
+  await clientFor(deps.stores.db.knex, actor, clientId, 'manage');
+  const { outcome, mail } = await withLockedClient(deps, clientId, async (trx, before, bumper) => {
     const patch: OAuthClientPatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.logo !== undefined) patch.logo = input.logo;
@@ -173,18 +170,14 @@ export async function updateClient(
     };
     return { outcome: changed, mail: queued };
   });
-  await bumper.flush(deps.stores.tokenStore);
   await sendQueued(deps, mail);
   return outcome;
 }
 
 /** Hard delete, audited; returns the client as it was (secret masked). */
 export async function deleteClient(deps: Runtime, actor: Actor, clientId: string): Promise<PresentedClient> {
-  const knex = deps.stores.db.knex;
-  await clientFor(knex, actor, clientId, 'manage');
-  const deleted = await knex.transaction(async (trx) => {
-    const client = await lockOAuthClient(trx, clientId);
-    if (!client) throw new NotFoundError(CLIENT_NOT_FOUND);
+  await clientFor(deps.stores.db.knex, actor, clientId, 'manage');
+  const deleted = await withLockedClient(deps, clientId, async (trx, client) => {
     const hint = (await newestSecretHints(trx, [client.id])).get(client.id);
     await auditClient(trx, actor.userId, 'oauth_client.deleted', client.id, {
       name: client.name,

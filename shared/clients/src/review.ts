@@ -1,14 +1,11 @@
-import {
-  deferredBumper,
-  listClientsByReviewStatus,
-  lockOAuthClient,
-} from '@sched/db/queries/oauth-client-management';
+import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
 import { type ClientReviewStatus, type OAuthClient, setReviewStatus } from '@sched/db/queries/oauth-clients';
-import { ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import { ConflictError, ForbiddenError } from '@sched/kit/errors';
 import { approveClient, rejectClient } from '@sched/policy/client-review';
 import type { Runtime } from '@sched/runtime/runtime';
 import { auditClient } from './audit.ts';
-import { type Actor, CLIENT_NOT_FOUND } from './rights.ts';
+import { withLockedClient } from './locked.ts';
+import type { Actor } from './rights.ts';
 import { type QueuedMail, queueReviewMail, sendQueued } from './review-mail.ts';
 
 /**
@@ -41,11 +38,7 @@ async function decide(
   decision: Decision,
 ): Promise<OAuthClient> {
   requireAdmin(actor);
-  const knex = deps.stores.db.knex;
-  const bumper = deferredBumper();
-  const { client, mail } = await knex.transaction(async (trx) => {
-    const current = await lockOAuthClient(trx, clientId);
-    if (!current) throw new NotFoundError(CLIENT_NOT_FOUND);
+  const { client, mail } = await withLockedClient(deps, clientId, async (trx, current, bumper) => {
     let queued: QueuedMail | null;
     let changed: OAuthClient | null;
     if (decision.kind === 'approved') {
@@ -78,7 +71,6 @@ async function decide(
     }
     return { client: changed!, mail: queued };
   });
-  await bumper.flush(deps.stores.tokenStore);
   await sendQueued(deps, mail);
   return client;
 }

@@ -1,4 +1,3 @@
-import { deferredBumper, lockOAuthClient } from '@sched/db/queries/oauth-client-management';
 import {
   addClientSecret,
   type ClientSecretSummary,
@@ -10,6 +9,7 @@ import {
 import { BadRequestError, NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 import { auditClient } from './audit.ts';
+import { withLockedClient } from './locked.ts';
 import { type Actor, CLIENT_NOT_FOUND, clientFor } from './rights.ts';
 
 /**
@@ -58,12 +58,8 @@ export async function revokeSecret(
   clientId: string,
   secretId: number,
 ): Promise<ClientSecretSummary> {
-  const knex = deps.stores.db.knex;
-  await clientFor(knex, actor, clientId, 'manage');
-  const bumper = deferredBumper();
-  const revoked = await knex.transaction(async (trx) => {
-    const client = await lockOAuthClient(trx, clientId);
-    if (!client) throw new NotFoundError(CLIENT_NOT_FOUND);
+  await clientFor(deps.stores.db.knex, actor, clientId, 'manage');
+  return withLockedClient(deps, clientId, async (trx, client, bumper) => {
     if (client.clientType === 'public') throw new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
     const active = await listClientSecrets(trx, client.id);
     const secret = active.find((s) => s.id === secretId);
@@ -76,6 +72,4 @@ export async function revokeSecret(
     });
     return secret;
   });
-  await bumper.flush(deps.stores.tokenStore);
-  return revoked;
 }
