@@ -1,18 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import { createApiApp } from '@sched/api/app';
-import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
-import { createLogger } from '@sched/kit/logger';
-import Koa from 'koa';
-import { startTestSystem } from '../../support/system.ts';
-import { createTestAccessToken } from '../../support/tokens.ts';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import {
-  insertCustomRole,
-  insertMemberships,
-  insertOrganization,
-  insertTeam,
-  insertUsers,
-} from '../../api/helpers/fixtures.ts';
-import { type Measurement, measure, printRatio, printTable } from '../measure.ts';
+  choosePinning,
+  type LoadOptions,
+  type LoadResult,
+  type Pinning,
+  runAutocannon,
+  runWrk,
+  wrkAvailable,
+} from '../load.ts';
+import { printRatio } from '../measure.ts';
+import type { ReadyMessage, StatsMessage } from '../servers/membership-read.ts';
 
 /**
  * Issue 4: an authorized GET of a team membership with an OAuth token (scope TEAM_MEMBERSHIP_READ
@@ -20,123 +18,200 @@ import { type Measurement, measure, printRatio, printTable } from '../measure.ts
  * caller's custom role lacks team.listMembers, so the role check decides) at 50 connections,
  * beside a bare Koa handler returning the same JSON, measured in the same run.
  * Goal: at least 50% of the bare handler's requests/s and p99 under 20 ms.
- * BENCH_DURATION (seconds, default 10) and BENCH_ROUNDS (default 3) set the length and number of
- * the alternating runs; the medians are reported. A third line shows the API app answering an
- * unknown route (the HTTP stack alone) to tell access-control cost from framework cost.
+ *
+ * Method (README "Benchmarks", services/api/README.md):
+ * - both servers run in a child process (test/bench/servers/membership-read.ts), pinned to the last
+ *   CPU; the load generator runs in another process pinned to CPU 0 (taskset; BENCH_PIN=0 turns
+ *   pinning off). Postgres and Redis are the machine's, not pinned.
+ * - same JSON text, 50 keep-alive connections, same keep-alive timeout for both servers;
+ * - two generators, autocannon and wrk (when installed), each against the authorized GET, the bare
+ *   handler and the API app's 404 (its HTTP stack alone), in alternating order over BENCH_ROUNDS
+ *   rounds (default 3) of BENCH_DURATION seconds (default 5); medians by requests/s;
+ * - per target, from the server process: CPU microseconds per request (a cost that depends little
+ *   on the load generator and on other load), the share of time its event loop was busy (near
+ *   100%: the server was the bottleneck; well below: the generator was), and JS heap bytes
+ *   allocated per request.
  */
-/** The run with the median requests/s (its own p50/p99). */
-function median(runs: Measurement[]): Measurement {
-  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+
+type TargetKey = 'api' | 'bare' | 'constant' | 'notFound';
+
+interface Row extends LoadResult {
+  target: TargetKey;
+  cpuUsPerRequest: number;
+  loopBusy: number;
+  allocatedKbPerRequest: number;
+}
+
+const ALL_TARGETS: readonly TargetKey[] = ['api', 'bare', 'constant', 'notFound'];
+/** Which server process counter answers a target. */
+const SERVER_OF: Record<TargetKey, 'api' | 'bare'> = {
+  api: 'api',
+  bare: 'bare',
+  constant: 'bare',
+  notFound: 'api',
+};
+
+const LABELS: Record<TargetKey, string> = {
+  api: 'authorized GET (OAuth, scope + org role + PBAC)',
+  bare: 'bare Koa, same JSON (object body)',
+  constant: 'bare Koa, same bytes as a constant string',
+  notFound: 'API app, unknown route (404)',
+};
+
+function startServers(pinning: Pinning | null): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
+  const script = new URL('../servers/membership-read.ts', import.meta.url).pathname;
+  const [file, args] = pinning
+    ? ['taskset', ['-c', pinning.servers, process.execPath, script]]
+    : [process.execPath, [script]];
+  const child = spawn(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the bench servers exited with ${code}`)));
+    child.once('message', (message: ReadyMessage) => resolve({ child, ready: message }));
+  });
+}
+
+function askStats(child: ChildProcess): Promise<StatsMessage> {
+  return new Promise((resolve) => {
+    child.once('message', (message: StatsMessage) => resolve(message));
+    child.send({ type: 'stats' });
+  });
+}
+
+/** The run with the median requests/s (its own latencies and costs). */
+function median(rows: Row[]): Row {
+  const sorted = [...rows].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-export async function run(): Promise<void> {
-  const duration = Number(process.env.BENCH_DURATION ?? 10);
-  const system = await startTestSystem();
-  let bare: Server | undefined;
-  let api: RunningServer | undefined;
+function uptime(): string {
   try {
-    const knex = system.stores.db.knex;
-    const orgId = await insertOrganization(knex, { pbacEnabled: true });
-    const teamId = await insertTeam(knex, orgId);
-    const [caller, member] = await insertUsers(knex, 2);
-    const customRoleId = await insertCustomRole(knex, orgId, ['booking.read']);
-    const [, membershipId] = await insertMemberships(knex, [
-      { userId: caller!.id, organizationId: orgId, role: 'ADMIN', customRoleId },
-      { userId: member!.id, teamId, role: 'MEMBER' },
-    ]);
-    const token = await createTestAccessToken(system.stores, {
-      userId: caller!.id,
-      scopes: ['TEAM_MEMBERSHIP_READ'],
-    });
-    // The API as production runs it (services/api/src/main.ts): the kit's service server in front of
-    // the API app, on the test system's database and Redis.
-    api = await startServiceServer({
-      name: 'api',
-      port: 0,
-      host: '127.0.0.1',
-      logger: createLogger({ level: 'silent' }),
-      handler: createApiApp({
-        config: { ...system.config, cookieKeys: ['bench-cookie-key-0123456789abcdefghij'] },
-        logger: createLogger({ level: 'silent' }),
-        stores: system.stores,
-        mailer: { send: async () => {}, close: () => {} },
-        close: async () => {},
-      }).callback(),
-      checks: [],
-      onClose: async () => {},
-      shutdownTimeoutMs: 1000,
-    });
-    const url = `${api.url}/v2/organizations/${orgId}/teams/${teamId}/memberships/${membershipId}`;
-    const headers = { authorization: `Bearer ${token}` };
-    const first = await fetch(url, { headers });
-    if (first.status !== 200)
-      throw new Error(`authorized GET answered ${first.status}: ${await first.text()}`);
-    const json = await first.text();
+    return execFileSync('uptime', { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
 
-    const app = new Koa();
-    app.use((ctx) => {
-      ctx.type = 'application/json';
-      ctx.body = json;
-    });
-    bare = createServer(app.callback());
-    await new Promise<void>((resolve) => bare!.listen(0, '127.0.0.1', resolve));
-    const barePort = (bare.address() as { port: number }).port;
-
-    const backend = `${system.database.url ? 'Postgres' : 'PGlite'} + ${system.redis ? 'Redis' : 'SQL token store'}`;
-    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    console.log(
-      `backend: ${backend}; 50 connections; ${rounds} alternating rounds of ${duration} s, medians reported`,
-    );
-    const targets = {
-      api: { label: 'GET team membership (OAuth, scope + org role + PBAC)', url, headers },
-      bare: { label: 'bare Koa, same JSON', url: `http://127.0.0.1:${barePort}/` },
-      floor: {
-        label: 'API app, unknown route (404: HTTP stack only)',
-        url: `${system.url}/v2/bench-no-such-route`,
-      },
+export async function run(): Promise<void> {
+  const duration = Number(process.env.BENCH_DURATION ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const connections = 50;
+  const pinning = choosePinning();
+  const { child, ready } = await startServers(pinning);
+  try {
+    const targets: Record<TargetKey, LoadOptions> = {
+      api: { url: ready.apiUrl, headers: ready.headers, connections, durationSeconds: duration },
+      bare: { url: ready.bareUrl, connections, durationSeconds: duration },
+      constant: { url: ready.constantUrl, connections, durationSeconds: duration },
+      notFound: { url: ready.notFoundUrl, connections, durationSeconds: duration },
     };
-    // Warm up (JIT, caches), then alternate so a busy machine weighs on each alike.
-    await measure('warm-up', { url, headers, duration: 2 });
-    await measure('warm-up', { url: targets.bare.url, duration: 2 });
-    const runs: Record<keyof typeof targets, Measurement[]> = { api: [], bare: [], floor: [] };
+    const tools = wrkAvailable() ? (['autocannon', 'wrk'] as const) : (['autocannon'] as const);
+    const generate = (tool: 'autocannon' | 'wrk', options: LoadOptions) =>
+      tool === 'wrk' ? runWrk(options, pinning) : runAutocannon(options, pinning);
+
+    console.log(
+      `backend: ${ready.backend}; ${connections} keep-alive connections; ${rounds} alternating rounds of ${duration} s per generator (${tools.join(', ')}), medians`,
+    );
+    console.log(
+      pinning
+        ? `servers pinned to CPU ${pinning.servers}, load generator to CPU ${pinning.generator} (Postgres, Redis unpinned)`
+        : 'no CPU pinning (one CPU, no taskset, or BENCH_PIN=0): generator and servers share the CPUs',
+    );
+    console.log(`machine load at start: ${uptime()}`);
+    if (!wrkAvailable()) console.log('wrk not installed (apt-get install -y wrk): autocannon only');
+
+    // Warm-up (JIT, caches) of each target, not measured.
+    for (const key of ALL_TARGETS) {
+      await runAutocannon({ ...targets[key], durationSeconds: 2 }, pinning);
+    }
+
+    const rows: Row[] = [];
     for (let round = 0; round < rounds; round++) {
-      const order: Array<keyof typeof targets> =
-        round % 2 === 0 ? ['api', 'bare', 'floor'] : ['bare', 'api', 'floor'];
-      for (const key of order) {
-        const target = targets[key];
-        runs[key].push(
-          await measure(target.label, {
-            url: target.url,
-            ...('headers' in target ? { headers: target.headers } : {}),
-            duration,
-          }),
-        );
+      for (const tool of tools) {
+        const order: TargetKey[] =
+          round % 2 === 0 ? ['api', 'bare', 'constant', 'notFound'] : ['bare', 'api', 'notFound', 'constant'];
+        for (const target of order) {
+          const before = await askStats(child);
+          const load = await generate(tool, targets[target]);
+          const after = await askStats(child);
+          const served = after.requests[SERVER_OF[target]] - before.requests[SERVER_OF[target]];
+          const active = after.elu.active - before.elu.active;
+          const idle = after.elu.idle - before.elu.idle;
+          rows.push({
+            ...load,
+            target,
+            cpuUsPerRequest: Math.round(((after.cpuUs - before.cpuUs) / Math.max(1, served)) * 10) / 10,
+            loopBusy: Math.round((active / Math.max(1, active + idle)) * 100),
+            allocatedKbPerRequest:
+              Math.round(((after.allocatedBytes - before.allocatedBytes) / Math.max(1, served) / 1024) * 10) /
+              10,
+          });
+        }
       }
     }
-    const authorized = median(runs.api);
-    const baseline = median(runs.bare);
-    printTable([authorized, baseline, median(runs.floor)]);
-    if (runs.api.some((run) => run.non2xx > 0 || run.errors > 0))
-      console.log('WARNING: the authorized GET had non-2xx answers or errors');
-    const floor = median(runs.floor);
+
+    console.table(
+      tools.flatMap((tool) =>
+        ALL_TARGETS.map((target) => {
+          const row = median(rows.filter((r) => r.tool === tool && r.target === target));
+          return {
+            tool,
+            target: LABELS[target],
+            'req/s': row.requestsPerSecond,
+            'p50 ms': row.p50Ms,
+            'p99 ms': row.p99Ms,
+            'server CPU us/req': row.cpuUsPerRequest,
+            'server loop busy %': row.loopBusy,
+            'alloc KB/req': row.allocatedKbPerRequest,
+            'errors + non-2xx': row.errors + (target === 'notFound' ? 0 : row.non2xx),
+          };
+        }),
+      ),
+    );
+    for (const tool of tools) {
+      const api = median(rows.filter((r) => r.tool === tool && r.target === 'api'));
+      const bare = median(rows.filter((r) => r.tool === tool && r.target === 'bare'));
+      const constant = median(rows.filter((r) => r.tool === tool && r.target === 'constant'));
+      printRatio(
+        `${tool}: authorized GET vs bare Koa (requests/s)`,
+        api.requestsPerSecond,
+        bare.requestsPerSecond,
+        '>= 50%',
+      );
+      printRatio(
+        `${tool}: authorized GET vs bare Koa answering a constant string (reference)`,
+        api.requestsPerSecond,
+        constant.requestsPerSecond,
+      );
+      console.log(
+        `${tool}: authorized GET p99 ${api.p99Ms} ms (goal: < 20 ms); bare Koa p99 ${bare.p99Ms} ms`,
+      );
+      if (bare.loopBusy < 90)
+        console.log(
+          `${tool}: the bare server's loop was busy ${bare.loopBusy}% only: the generator, not the server, limited it`,
+        );
+    }
+    // Medians over both generators: the cost per request hardly depends on which one sent it.
+    const cost = (target: TargetKey) => median(rows.filter((r) => r.target === target)).cpuUsPerRequest;
+    const apiCost = cost('api');
+    const bareCost = cost('bare');
     printRatio(
-      'authorized GET vs bare Koa (requests/s)',
-      authorized.requestsPerSecond,
-      baseline.requestsPerSecond,
-      '>= 50%',
+      'server CPU per request, bare Koa vs authorized GET (the throughput ratio when CPU-bound)',
+      bareCost,
+      apiCost,
     );
     printRatio(
-      'authorized GET vs the API app answering 404 (requests/s)',
-      authorized.requestsPerSecond,
-      floor.requestsPerSecond,
+      'server CPU per request, constant-string Koa vs authorized GET (reference)',
+      cost('constant'),
+      apiCost,
     );
-    console.log(
-      `authorized GET p99: ${authorized.p99Ms} ms (goal: < 20 ms); bare Koa p99: ${baseline.p99Ms} ms`,
-    );
+    if (rows.some((r) => r.target !== 'notFound' && (r.errors > 0 || r.non2xx > 0)))
+      console.log('WARNING: non-2xx answers or socket errors in some run');
+    console.log(`machine load at end: ${uptime()}`);
   } finally {
-    await new Promise<void>((resolve) => (bare ? bare.close(() => resolve()) : resolve()));
-    await api?.close();
-    await system.close();
+    child.removeAllListeners('exit');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send({ type: 'close' });
+    await exited;
   }
 }
