@@ -11,9 +11,9 @@
 import { mkdirSync } from 'node:fs';
 import { createUser, findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
-import { type Browser, type BrowserContext, chromium, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
-import { CHROMIUM_PATH, chromiumAvailable } from '../support/browser.ts';
+import { launchChromium, type OpenPage, openPage } from '../support/browser.ts';
 import { createTestUser, type TestClient, tokenRequest } from '../support/oauth.ts';
 import { startSmtpServer } from '../support/smtp.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
@@ -32,7 +32,7 @@ let browser: Browser;
 let seq = 0;
 
 test.before(async () => {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH}`);
+  browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
   smtp = await startSmtpServer();
   system = await startTestSystem({ SMTP_URL: smtp.url });
@@ -50,20 +50,6 @@ test.before(async () => {
   site = await startExample(siteOptions);
   otherSite = await startExample(siteOptions);
   client = await createEmbedClient(system.stores.db.knex, site.url, { scopes: SCOPE });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 });
 
 test.after.always(async () => {
@@ -74,10 +60,7 @@ test.after.always(async () => {
   await smtp?.close();
 });
 
-interface Session {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
+interface Session extends OpenPage {
   /** What the site received: the code and verifier its POST /exchange carried. */
   exchanges: Array<{ code: string; codeVerifier: string }>;
 }
@@ -93,11 +76,8 @@ async function openSite(
     intercept?: boolean;
   } = {},
 ): Promise<Session> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
+  const { context, page, problems } = await openPage(browser, { width: 1200, height: 900 });
   const exchanges: Session['exchanges'] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   // Every message the page receives, whoever sent it (to prove what was and was not posted).
   await page.addInitScript(() => {
     const w = window as unknown as { received: Array<{ origin: string; data: unknown }> };
@@ -153,6 +133,14 @@ async function fillProfile(frame: FrameLocator, who: string): Promise<void> {
   await frame.getByLabel('Time zone').selectOption('Europe/London');
   await frame.getByLabel('Week starts on').selectOption('Sunday');
   await frame.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** From the flow's first page (in the frame or the popup): "Sign in", then signs in as `who`. */
+async function signIn(target: FrameLocator | Page, who: { email: string; password: string }): Promise<void> {
+  await target.getByRole('link', { name: 'Sign in' }).click();
+  await target.getByLabel('Email').fill(who.email);
+  await target.getByLabel('Password').fill(who.password);
+  await target.getByRole('button', { name: 'Sign in' }).click();
 }
 
 async function exchange(code: string, verifier: string) {
@@ -308,10 +296,7 @@ test.serial(
     try {
       await openDialog(page);
       const frame = frameOf(page);
-      await frame.getByRole('link', { name: 'Sign in' }).click();
-      await frame.getByLabel('Email').fill(email);
-      await frame.getByLabel('Password').fill(password);
-      await frame.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(frame, { email, password });
       await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
       t.pass();
     } finally {
@@ -328,10 +313,7 @@ test.serial(
     try {
       await section(page, 'Redirect mode').getByRole('button', { name: 'Continue with Scheduling' }).click();
       const frame = frameOf(page);
-      await frame.getByRole('link', { name: 'Sign in' }).click();
-      await frame.getByLabel('Email').fill(returning.email);
-      await frame.getByLabel('Password').fill(returning.password);
-      await frame.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(frame, returning);
       await Promise.all([
         page.waitForURL((url) => url.pathname === '/callback'),
         frame.getByRole('button', { name: 'Allow' }).click(),
@@ -388,10 +370,7 @@ test.serial(
           window.open(href, 'sched-onboarding', 'popup=yes,width=500,height=720');
         }, url.href),
       ]);
-      await popup.getByRole('link', { name: 'Sign in' }).click();
-      await popup.getByLabel('Email').fill(returning.email);
-      await popup.getByLabel('Password').fill(returning.password);
-      await popup.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(popup, returning);
       await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
       t.deepEqual(
         (await received(page)).filter((m) => m.origin === system.url),
@@ -465,10 +444,7 @@ test.serial(
       const [popup] = await Promise.all([context.waitForEvent('page'), button.click()]);
       await popup.waitForLoadState();
       t.is(new URL(popup.url()).origin, system.url);
-      await popup.getByRole('link', { name: 'Sign in' }).click();
-      await popup.getByLabel('Email').fill(returning.email);
-      await popup.getByLabel('Password').fill(returning.password);
-      await popup.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(popup, returning);
       await popup.getByRole('heading', { name: 'Acme Bookings wants to access your account' }).waitFor();
       t.is(await popup.locator('html').getAttribute('data-theme'), 'dark');
       await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);

@@ -6,13 +6,13 @@
  * authorization server is the e2e suite's job; this pins the client half.
  * Needs Chromium (CHROMIUM_PATH or /usr/bin/chromium; .ci/run installs it).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import test from 'ava';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
 import { type RunningStubHost, startStubHost } from '../../examples/third-party/stub-host.ts';
+import { launchChromium, type OpenPage, openPage } from '../support/browser.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CLIENT_ID = 'stub-client';
 const SHOTS = new URL('../../test-results/embed/', import.meta.url);
 
@@ -21,7 +21,7 @@ let example: RunningExample;
 let browser: Browser;
 
 test.before(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  browser = await launchChromium();
   stub = await startStubHost({ port: 0, clientId: CLIENT_ID, redirectUris: [] });
   example = await startExample({
     port: 0,
@@ -33,19 +33,6 @@ test.before(async () => {
     scope: ['PROFILE_READ', 'EVENT_TYPE_READ'],
   });
   stub.redirectUris.push(example.redirectUri);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 });
 
 test.after.always(async () => {
@@ -54,23 +41,12 @@ test.after.always(async () => {
   await stub?.close();
 });
 
-interface Session {
-  context: BrowserContext;
-  page: Page;
-  problems: string[];
-}
-
-async function openExample(): Promise<Session> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
+async function openExample(): Promise<OpenPage> {
+  const session = await openPage(browser, { width: 1280, height: 860 }, { consoleErrors: true });
+  const { page } = session;
   await page.goto(`${example.url}/`);
   await page.getByRole('heading', { name: 'Callback mode' }).waitFor();
-  return { context, page, problems };
+  return session;
 }
 
 function section(page: Page, name: string) {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { tempDir } from './process.ts';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH overrides. */
@@ -49,4 +49,38 @@ export async function launchBrowser(): Promise<TestBrowser> {
   };
 }
 
-export type { Browser, BrowserContext };
+/**
+ * Headless Chromium driven by playwright-core, shared by a test file whose tests each open their
+ * own context (`openPage`), so no cookie or cache survives between tests.
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (set CHROMIUM_PATH)`);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+}
+
+export interface OpenPage {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors of the page (`pageerror: ...`) and, with `consoleErrors`, `console: ...` errors. */
+  problems: string[];
+}
+
+/** A fresh context on `browser` with one page of `viewport`, its problems collected. */
+export async function openPage(
+  browser: Browser,
+  viewport: { width: number; height: number },
+  options: { consoleErrors?: boolean } = {},
+): Promise<OpenPage> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  if (options.consoleErrors) {
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+  }
+  return { context, page, problems };
+}
+
+export type { Browser, BrowserContext, Page };
