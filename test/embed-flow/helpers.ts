@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { createTestClient, type TestClient, type TestClientOptions } from '../support/oauth.ts';
+import {
+  createTestClient,
+  type FlowBrowser,
+  type TestClient,
+  type TestClientOptions,
+} from '../support/oauth.ts';
 
 /**
  * Shared pieces of the onboarding-embed suites: embed entry URLs (Protocol §1 of
@@ -77,4 +82,17 @@ export function bodyData(html: string): Record<string, string> {
 export function pageMessage(html: string): Record<string, unknown> | null {
   const raw = bodyData(html).message;
   return raw ? (JSON.parse(raw) as Record<string, unknown>) : null;
+}
+
+/** POSTs `fields` as a form to `url` with the browser's cookies, following nothing. */
+export function postForm(
+  browser: FlowBrowser,
+  url: string | URL,
+  fields: Record<string, string>,
+): Promise<Response> {
+  return browser.request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
 }

@@ -22,6 +22,7 @@ import {
   type EmbedRequest,
   embedUrl,
   pageMessage,
+  postForm,
 } from './helpers.ts';
 
 // The onboarding embed over plain HTTP (no browser): the header rules (frame-ancestors per client,
@@ -78,6 +79,17 @@ const cookieLine = (response: Response, name: string) =>
 async function openEmbed(browser: FlowBrowser, extra: Partial<EmbedRequest> = {}) {
   return asPage(await browser.open(embedUrl(system.url, request(extra))));
 }
+
+/** An ordinary (not embed) authorization request of `client` for PROFILE_READ; `params` add or override. */
+const ordinaryAuthorizeUrl = (params: Record<string, string> = {}) =>
+  authorizeUrl(system.url, {
+    client_id: client.client.id,
+    redirect_uri: client.redirectUri,
+    scope: 'PROFILE_READ',
+    state: 's',
+    code_challenge: pkcePair().challenge,
+    ...params,
+  });
 
 /** GETs a URL with the browser's cookies, following nothing. */
 const raw = (browser: FlowBrowser, url: string | URL) => browser.request(url);
@@ -148,13 +160,7 @@ test('a client with other origins: its pages name only its own origins', async (
 
 test('ordinary pages keep framing denied, COOP and Lax cookies without Partitioned', async (t) => {
   const browser = new FlowBrowser(system.url);
-  const url = authorizeUrl(system.url, {
-    client_id: client.client.id,
-    redirect_uri: client.redirectUri,
-    scope: 'PROFILE_READ',
-    state: 's',
-    code_challenge: pkcePair().challenge,
-  });
+  const url = ordinaryAuthorizeUrl();
   const first = await raw(browser, url);
   t.is(first.status, 303);
   const interaction = cookieLine(first, 'auth.interaction') ?? '';
@@ -196,16 +202,12 @@ test('session cookie set in the frame after sign-up is partitioned too', async (
   const page = await openEmbed(browser);
   const email = `embed-${unique()}@example.com`;
   const form = formOf(page.html, '/signup')!;
-  const posted = await browser.request(new URL(form.action, system.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      ...form.hidden,
-      name: 'Ada',
-      email,
-      username: `u-${unique()}`,
-      password: 'correct horse battery',
-    }),
+  const posted = await postForm(browser, new URL(form.action, system.url), {
+    ...form.hidden,
+    name: 'Ada',
+    email,
+    username: `u-${unique()}`,
+    password: 'correct horse battery',
   });
   t.is(posted.status, 303);
   t.is(posted.headers.get('cross-origin-opener-policy'), null);
@@ -321,15 +323,7 @@ test('malformed embed parameters are 400 pages, never 500', async (t) => {
 });
 
 test('response_mode=embed is not reachable through the ordinary authorization endpoint', async (t) => {
-  const url = authorizeUrl(system.url, {
-    client_id: client.client.id,
-    redirect_uri: client.redirectUri,
-    scope: 'PROFILE_READ',
-    state: 's',
-    code_challenge: pkcePair().challenge,
-    response_mode: 'embed',
-    parent_origin: 'https://evil.example',
-  });
+  const url = ordinaryAuthorizeUrl({ response_mode: 'embed', parent_origin: 'https://evil.example' });
   const response = await fetch(url, { redirect: 'manual' });
   t.is(response.status, 303);
   const location = new URL(response.headers.get('location') ?? '');
@@ -341,11 +335,7 @@ test('CSRF: a form without the token or with another flow token is refused (403,
   const page = await openEmbed(browser);
   const form = formOf(page.html, '/signup')!;
   const post = (fields: Record<string, string>) =>
-    browser.request(new URL(form.action, system.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(fields),
-    });
+    postForm(browser, new URL(form.action, system.url), fields);
   const fields = {
     name: 'A',
     email: `c-${unique()}@example.com`,
@@ -508,22 +498,11 @@ test('profile validation: taken username is 409, empty fields 400, never 500; st
 
 test('a form of the profile step outside an embed flow is refused', async (t) => {
   const browser = new FlowBrowser(system.url);
-  const signIn = asPage(
-    await browser.open(
-      authorizeUrl(system.url, {
-        client_id: client.client.id,
-        redirect_uri: client.redirectUri,
-        scope: 'PROFILE_READ',
-        state: 's',
-        code_challenge: pkcePair().challenge,
-      }),
-    ),
-  );
+  const signIn = asPage(await browser.open(ordinaryAuthorizeUrl()));
   const form = formOf(signIn.html, '/signin')!;
-  const response = await browser.request(new URL(form.action.replace(/signin$/, 'profile'), system.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: form.hidden._csrf!, name: 'x' }),
+  const response = await postForm(browser, new URL(form.action.replace(/signin$/, 'profile'), system.url), {
+    _csrf: form.hidden._csrf!,
+    name: 'x',
   });
   t.is(response.status, 400);
   t.is(response.headers.get('x-frame-options'), 'DENY', 'an ordinary page, not an embed one');
@@ -534,13 +513,7 @@ test('remembered consent does not skip the click in the embed; Deny posts author
   // An ordinary authorization first: consent remembered for this client and scopes.
   const ordinary = await authorizeInBrowser(
     system.url,
-    authorizeUrl(system.url, {
-      client_id: client.client.id,
-      redirect_uri: client.redirectUri,
-      scope: client.client.scopes.join(' '),
-      state: 's',
-      code_challenge: pkcePair().challenge,
-    }),
+    ordinaryAuthorizeUrl({ scope: client.client.scopes.join(' ') }),
     { user: returning },
   );
   t.is(ordinary.outcome.kind, 'redirect');

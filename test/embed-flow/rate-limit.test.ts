@@ -1,7 +1,7 @@
 import test from 'ava';
 import { FlowBrowser, formOf, pkcePair, type TestClient } from '../support/oauth.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
-import { bodyData, createEmbedClient, embedUrl, pageMessage } from './helpers.ts';
+import { bodyData, createEmbedClient, embedUrl, pageMessage, postForm } from './helpers.ts';
 
 // The sign-up limit (20 accounts per hour per IP address) applies to sign-ups in the embed, and its
 // 429 is shown in the frame and reported as SIGNUP_FAILED. A file of its own: it uses up the limit.
@@ -26,16 +26,12 @@ test('the 21st sign-up from one address within the hour: 429 with Retry-After, i
     const page = await browser.open(entry);
     if (page.kind !== 'page') throw new Error('expected the sign-up page');
     const form = formOf(page.html, '/signup')!;
-    const response = await browser.request(new URL(form.action, system.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        ...form.hidden,
-        name: `User ${i}`,
-        email: `limit-${i}-${Date.now()}@example.com`,
-        username: `limit-${i}-${Date.now().toString(36)}`,
-        password: 'correct horse battery',
-      }),
+    const response = await postForm(browser, new URL(form.action, system.url), {
+      ...form.hidden,
+      name: `User ${i}`,
+      email: `limit-${i}-${Date.now()}@example.com`,
+      username: `limit-${i}-${Date.now().toString(36)}`,
+      password: 'correct horse battery',
     });
     statuses.push(response.status);
     if (i < 20) {
