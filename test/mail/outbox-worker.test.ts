@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { enqueueMail, listFailedMail } from '@sched/db/queries/mail-outbox';
 import type { Stores } from '@sched/db/stores';
-import { createLogger } from '@sched/kit/logger';
+import { createLogger, type Logger } from '@sched/kit/logger';
 import { createMailer, type Mailer } from '@sched/kit/mailer';
 import type { MailDeps } from '@sched/runtime/mail-delivery';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
@@ -38,6 +38,18 @@ function capturingLogger() {
   return { logger: createLogger({ level: 'debug' }, stream), lines };
 }
 
+/** A mailer sending to `smtpUrl` only (no outbox directory to fall back on), logging to `logger`. */
+const mailerFor = (smtpUrl: string, logger: Logger): Mailer =>
+  createMailer({ smtpUrl, from: 'test@example.com', outboxDir: '/nonexistent', logger });
+
+/** A real SMTP server reached through a proxy that is down for now (`proxy.start()` brings it up). */
+async function smtpBehindStoppedProxy() {
+  const smtp = await startSmtpServer();
+  const proxy = await startTcpProxy('127.0.0.1', Number(new URL(smtp.url).port));
+  await proxy.stop();
+  return { smtp, proxy, proxyUrl: `smtp://127.0.0.1:${proxy.port}` };
+}
+
 function depsWith(mailer: Mailer, logger = capturingLogger().logger): MailDeps {
   return { stores: { db: database.db } as unknown as Stores, mailer, logger };
 }
@@ -64,17 +76,9 @@ async function sentRow(id: number, timeoutMs = 10_000) {
 test.serial(
   'SMTP down: the attempt is recorded with a backoff; SMTP back up: the worker delivers it',
   async (t) => {
-    const smtp = await startSmtpServer();
-    const port = Number(new URL(smtp.url).port);
-    const proxy = await startTcpProxy('127.0.0.1', port);
-    await proxy.stop();
+    const { smtp, proxy, proxyUrl } = await smtpBehindStoppedProxy();
     const { logger, lines } = capturingLogger();
-    const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${proxy.port}`,
-      from: 'test@example.com',
-      outboxDir: '/nonexistent',
-      logger,
-    });
+    const mailer = mailerFor(proxyUrl, logger);
     const id = await enqueueMail(database.db.knex, message('down-then-up@example.com'), 0);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const worker = startOutboxWorker(depsWith(mailer, logger), { intervalMs: 200, policy: fast });
@@ -107,16 +111,9 @@ test.serial(
 test.serial(
   'after the last attempt the message is marked failed, logged as an error and listed by the CLI',
   async (t) => {
-    const smtp = await startSmtpServer();
-    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(smtp.url).port));
-    await proxy.stop();
+    const { smtp, proxy, proxyUrl } = await smtpBehindStoppedProxy();
     const { logger, lines } = capturingLogger();
-    const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${proxy.port}`,
-      from: 'test@example.com',
-      outboxDir: '/nonexistent',
-      logger,
-    });
+    const mailer = mailerFor(proxyUrl, logger);
     const id = await enqueueMail(database.db.knex, message('never@example.com'), 0);
     const worker = startOutboxWorker(depsWith(mailer, logger), {
       intervalMs: 60_000,
@@ -160,12 +157,7 @@ test.serial(
 test.serial('two workers at once send every due message exactly once', async (t) => {
   const smtp = await startSmtpServer();
   const { logger } = capturingLogger();
-  const mailer = createMailer({
-    smtpUrl: smtp.url,
-    from: 'test@example.com',
-    outboxDir: '/nonexistent',
-    logger,
-  });
+  const mailer = mailerFor(smtp.url, logger);
   const recipients = Array.from({ length: 8 }, (_, i) => `twice-${i}@example.com`);
   for (const recipient of recipients) await enqueueMail(database.db.knex, message(recipient), 0);
   await new Promise((resolve) => setTimeout(resolve, 1100));
