@@ -9,22 +9,15 @@ import {
   page,
   post,
   rawPost,
-  type SettingsWorld,
   signedIn,
-  startSettingsWorld,
   text,
+  worldForThisFile,
 } from './helpers.ts';
 
 // The review page: service administrators only; approve and reject (reason required) go through
 // the same state machine, audit log and e-mails as the API.
 
-let world: SettingsWorld;
-test.before(async () => {
-  world = await startSettingsWorld();
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const world = worldForThisFile();
 
 test('people who are not service administrators get 404 on the review page and its actions', async (t) => {
   const owner = await newUser(world);

@@ -1,20 +1,19 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { insertMembership, insertOrganization } from '../api/helpers/fixtures.ts';
 import { parseMail } from '../clients/helpers.ts';
 import { createTestClient, formOf } from '../support/oauth.ts';
 import {
   CLIENTS,
   createThroughForm,
   newUser,
+  organizationScene,
   page,
   post,
   rawPost,
-  type SettingsWorld,
   signedIn,
-  startSettingsWorld,
   text,
+  worldForThisFile,
   validForm,
 } from './helpers.ts';
 
@@ -25,13 +24,7 @@ import {
 const TOO_MANY = 'Maximum of 2 secrets allowed. Delete an existing secret first.';
 const LAST = 'Cannot delete the only active secret of a confidential client. Generate a new secret first.';
 
-let world: SettingsWorld;
-test.before(async () => {
-  world = await startSettingsWorld();
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const world = worldForThisFile();
 
 test('create: the secret is shown once with a warning; a reload shows it no more', async (t) => {
   const owner = await newUser(world);
@@ -125,21 +118,8 @@ test("someone else's client is 404 on every page and action", async (t) => {
 
 test('organization members see its clients read-only (403 on changes); its admins and service admins manage them', async (t) => {
   const knex = world.system.stores.db.knex;
-  const org = await insertOrganization(knex);
-  const owner = await newUser(world);
-  const member = await newUser(world);
-  const orgAdmin = await newUser(world);
-  const invited = await newUser(world);
+  const { organizationId: org, owner, member, admin: orgAdmin, invited } = await organizationScene(world);
   const serviceAdmin = await newUser(world, { admin: true });
-  await insertMembership(knex, { userId: owner.user.id, organizationId: org, role: 'OWNER' });
-  await insertMembership(knex, { userId: member.user.id, organizationId: org, role: 'MEMBER' });
-  await insertMembership(knex, { userId: orgAdmin.user.id, organizationId: org, role: 'ADMIN' });
-  await insertMembership(knex, {
-    userId: invited.user.id,
-    organizationId: org,
-    role: 'ADMIN',
-    accepted: false,
-  });
   const { client } = await createTestClient(knex, { ownerUserId: owner.user.id, status: 'PENDING' });
   await knex('oauth_clients').where({ id: client.id }).update({ organization_id: org });
   const path = `${CLIENTS}/${client.id}`;
@@ -190,22 +170,21 @@ test('edit: an approved client goes back to review (the form warns first), the o
   const path = `${CLIENTS}/${client.id}`;
   const edit = page(await browser.open(`${path}/edit`));
   t.true(text(edit.html).includes('sends it back to review'));
-  const invalid = await post(browser, edit, path, {
-    name: 'Approved App',
-    redirectUris: 'not a url',
-    'scope.PROFILE_READ': 'on',
-    'scope.BOOKING_READ': 'on',
-  });
+  // The edit form as the owner would send it: the same scopes, `changes` on top.
+  const save = (changes: Record<string, string>) =>
+    post(browser, edit, path, {
+      name: 'Approved App',
+      redirectUris: 'https://approved.example/cb',
+      'scope.PROFILE_READ': 'on',
+      'scope.BOOKING_READ': 'on',
+      ...changes,
+    });
+  const invalid = await save({ redirectUris: 'not a url' });
   t.is(invalid.status, 400);
   t.true(text(invalid.html).includes('must be an absolute URL'));
   t.is((await findOAuthClient(world.system.stores.db.knex, client.id))?.reviewStatus, 'APPROVED');
 
-  const flagsOnly = await post(browser, edit, path, {
-    name: 'Approved App',
-    redirectUris: 'https://approved.example/cb',
-    'scope.PROFILE_READ': 'on',
-    'scope.BOOKING_READ': 'on',
-  });
+  const flagsOnly = await save({});
   t.true(text(flagsOnly.html).includes('Changes saved.'));
   t.is(
     (await findOAuthClient(world.system.stores.db.knex, client.id))?.reviewStatus,
@@ -213,12 +192,7 @@ test('edit: an approved client goes back to review (the form warns first), the o
     'nothing reviewed changed',
   );
 
-  const renamed = await post(browser, edit, path, {
-    name: 'Approved App 2',
-    redirectUris: 'https://approved.example/cb',
-    'scope.PROFILE_READ': 'on',
-    'scope.BOOKING_READ': 'on',
-  });
+  const renamed = await save({ name: 'Approved App 2' });
   t.is(renamed.status, 200);
   t.true(text(renamed.html).includes('went back to review'));
   t.is((await findOAuthClient(world.system.stores.db.knex, client.id))?.reviewStatus, 'PENDING');

@@ -1,4 +1,6 @@
 import { setServiceAdmin } from '@sched/db/queries/users';
+import test from 'ava';
+import { insertMemberships, insertOrganization } from '../api/helpers/fixtures.ts';
 import {
   createTestUser,
   FlowBrowser,
@@ -33,6 +35,33 @@ export async function startSettingsWorld(): Promise<SettingsWorld> {
   };
 }
 
+/**
+ * One world per test file: started before its tests, closed after them (also when they fail).
+ * Returned at once, usable inside the tests; reading it outside a test throws.
+ */
+export function worldForThisFile(): SettingsWorld {
+  let current: SettingsWorld | undefined;
+  test.before(async () => {
+    current = await startSettingsWorld();
+  });
+  test.after.always(async () => {
+    await current?.close();
+  });
+  const started = () => {
+    if (!current) throw new Error('the settings world is started by test.before');
+    return current;
+  };
+  return {
+    get system() {
+      return started().system;
+    },
+    get smtp() {
+      return started().smtp;
+    },
+    close: () => started().close(),
+  };
+}
+
 export async function newUser(
   world: SettingsWorld,
   options: { admin?: boolean; name?: string } = {},
@@ -40,6 +69,25 @@ export async function newUser(
   const user = await createTestUser(world.system.stores.db.knex, options.name ? { name: options.name } : {});
   if (options.admin) await setServiceAdmin(world.system.stores.db.knex, user.user.id);
   return user;
+}
+
+/** An organization with an accepted OWNER, MEMBER and ADMIN, and an ADMIN who has not accepted. */
+export async function organizationScene(world: SettingsWorld) {
+  const knex = world.system.stores.db.knex;
+  const organizationId = await insertOrganization(knex);
+  const people = {
+    owner: await newUser(world),
+    member: await newUser(world),
+    admin: await newUser(world),
+    invited: await newUser(world),
+  };
+  await insertMemberships(knex, [
+    { userId: people.owner.user.id, organizationId, role: 'OWNER' },
+    { userId: people.member.user.id, organizationId, role: 'MEMBER' },
+    { userId: people.admin.user.id, organizationId, role: 'ADMIN' },
+    { userId: people.invited.user.id, organizationId, role: 'ADMIN', accepted: false },
+  ]);
+  return { organizationId, ...people };
 }
 
 export function page(result: PageResult | RedirectResult): PageResult {

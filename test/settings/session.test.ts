@@ -6,27 +6,12 @@ import {
   FlowBrowser,
   pkcePair,
 } from '../support/oauth.ts';
-import {
-  CLIENTS,
-  newUser,
-  page,
-  rawPost,
-  type SettingsWorld,
-  signedIn,
-  startSettingsWorld,
-  text,
-} from './helpers.ts';
+import { CLIENTS, newUser, page, rawPost, signedIn, text, worldForThisFile } from './helpers.ts';
 
 // Sign-in for the settings pages: the authorization server's own session (one sign-in for both),
 // the same failure counters and locks as the authorization sign-in, CSRF, headers and cookies.
 
-let world: SettingsWorld;
-test.before(async () => {
-  world = await startSettingsWorld();
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const world = worldForThisFile();
 
 test('every settings and admin page sends a signed-out browser to sign in and back', async (t) => {
   const user = await newUser(world);

@@ -4,7 +4,10 @@ import { describeScope } from '@sched/policy/scope-descriptions';
 import { CSRF_FIELD } from '../http/csrf.ts';
 import { html, type SafeHtml } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
+import { ownerLabel } from '../settings/pages/client-list.ts';
+import { pager } from '../settings/pages/pager.ts';
 import { alert, formatDate, statusBadge } from '../settings/pages/shell.ts';
+import { type Page, pageQueryString } from '../settings/paging.ts';
 
 export interface PendingClient {
   client: PresentedClient;
@@ -13,6 +16,10 @@ export interface PendingClient {
 
 export interface ReviewView {
   pending: readonly PendingClient[];
+  /** Names of the pending clients' organizations. */
+  organizations: ReadonlyMap<number, string>;
+  page: Page;
+  hasMore: boolean;
   csrf: string;
   notice?: string | undefined;
   error?: string | undefined;
@@ -20,8 +27,9 @@ export interface ReviewView {
   rejectError?: { clientId: string; reason: string; message: string } | undefined;
 }
 
-const actionPath = (clientId: string, action: 'approve' | 'reject') =>
-  `${PATHS.adminClients}/${encodeURIComponent(clientId)}/${action}`;
+/** An action's path keeps the page, so the queue comes back where the administrator was. */
+const actionPath = (clientId: string, action: 'approve' | 'reject', page: Page) =>
+  `${PATHS.adminClients}/${encodeURIComponent(clientId)}/${action}${pageQueryString(page)}`;
 
 function pendingCard(item: PendingClient, view: ReviewView): SafeHtml {
   const { client } = item;
@@ -33,7 +41,7 @@ function pendingCard(item: PendingClient, view: ReviewView): SafeHtml {
 ${statusBadge(client.reviewStatus)}
 </div>
 <dl class="kvs compact">
-<div class="kv"><dt>Owner</dt><dd>${item.ownerEmail ?? html`<span class="muted">unknown</span>`}${client.organizationId !== null ? html` <span class="muted">· organization #${client.organizationId}</span>` : ''}</dd></div>
+<div class="kv"><dt>Owner</dt><dd>${item.ownerEmail ?? html`<span class="muted">unknown</span>`}${client.organizationId !== null ? html` <span class="muted">· ${ownerLabel(client.organizationId, view.organizations)}</span>` : ''}</dd></div>
 <div class="kv"><dt>Type</dt><dd>${client.clientType === 'public' ? 'Public' : 'Confidential'} · submitted ${formatDate(client.updatedAt)}</dd></div>
 <div class="kv"><dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li class="mono">${uri}</li>`)}</ul></dd></div>
 <div class="kv"><dt>Access</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="scope-code inline">${scope}</span></li>`)}</ul></dd></div>
@@ -41,11 +49,11 @@ ${statusBadge(client.reviewStatus)}
 <div class="kv"><dt>Purpose</dt><dd>${client.purpose ?? html`<span class="muted">Not given</span>`}</dd></div>
 </dl>
 <div class="review-actions">
-<form method="post" action="${actionPath(client.id, 'approve')}">
+<form method="post" action="${actionPath(client.id, 'approve', view.page)}">
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
 <button type="submit" class="primary">Approve</button>
 </form>
-<form method="post" action="${actionPath(client.id, 'reject')}" class="reject-form" novalidate>
+<form method="post" action="${actionPath(client.id, 'reject', view.page)}" class="reject-form" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
 <label for="${reasonId}">Reason for rejecting</label>
 <textarea id="${reasonId}" name="reason" rows="2" maxlength="${LIMITS.reason}" required${failed ? html` aria-invalid="true" aria-describedby="${reasonId}-error"` : ''}>${failed?.reason ?? ''}</textarea>
@@ -63,8 +71,11 @@ export function reviewPage(view: ReviewView): SafeHtml {
 ${alert('ok', view.notice)}
 ${alert('error', view.error)}
 ${
-  view.pending.length === 0
-    ? html`<div class="empty"><p><strong>Nothing to review.</strong></p><p class="muted">Every client has been decided.</p></div>`
-    : html`<ul class="review-list">${view.pending.map((item) => pendingCard(item, view))}</ul>`
-}`;
+  view.pending.length > 0
+    ? html`<ul class="review-list">${view.pending.map((item) => pendingCard(item, view))}</ul>`
+    : view.page.skip > 0
+      ? html`<div class="empty"><p><strong>Nothing on this page.</strong></p><p class="muted"><a href="${PATHS.adminClients}">Back to the oldest pending clients</a></p></div>`
+      : html`<div class="empty"><p><strong>Nothing to review.</strong></p><p class="muted">Every client has been decided.</p></div>`
+}
+${pager({ path: PATHS.adminClients, page: view.page, shown: view.pending.length, hasMore: view.hasMore, back: 'Previous', forward: 'Next' })}`;
 }

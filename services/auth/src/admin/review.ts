@@ -7,18 +7,19 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { clientIdOf, signedInPage } from '../settings/clients.ts';
+import { clientIdOf, organizationsOf, signedInPage } from '../settings/clients.ts';
 import { csrfFor, fieldErrorsOf, readForm, userPurpose } from '../settings/forms.ts';
 import { sendSettingsPage, shell } from '../settings/pages/shell.ts';
+import { type Page, pageOf, pageQueryString, pageSlice } from '../settings/paging.ts';
 import type { SignedIn } from '../settings/session.ts';
 import { type ReviewView, reviewPage } from './page.ts';
 
 /**
- * /auth/admin/oauth-clients: the review queue for service administrators (users.is_service_admin).
- * Everyone else signed in gets 404, like any page that is not theirs; the decisions go through
- * `@sched/clients/review`, the same state machine, audit entries and e-mails as the API's.
+ * /auth/admin/oauth-clients?skip=&take=: the review queue for service administrators
+ * (users.is_service_admin), oldest first, a page at a time. Everyone else signed in gets 404, like
+ * any page that is not theirs; the decisions go through `@sched/clients/review`, the same state
+ * machine, audit entries and e-mails as the API's. An action comes back to the page it was on.
  */
-const QUEUE_SIZE = 100;
 
 const NOTICES: Record<string, string> = {
   approved: 'Client approved. The owner was e-mailed; people can authorize it now.',
@@ -33,16 +34,19 @@ async function render(
   deps: AuthDeps,
   ctx: Context,
   signedIn: SignedIn,
+  paging: Page,
   status: number,
   extra: Pick<ReviewView, 'error' | 'rejectError'> = {},
 ): Promise<void> {
   const knex = deps.runtime.stores.db.knex;
-  const clients = await listForReview(deps.runtime, signedIn.actor, {
+  const rows = await listForReview(deps.runtime, signedIn.actor, {
     status: 'PENDING',
-    skip: 0,
-    take: QUEUE_SIZE,
+    skip: paging.skip,
+    take: paging.take + 1,
   });
-  const presented = await presentClients(knex, clients);
+  const { items, hasMore } = pageSlice(rows, paging);
+  const presented = await presentClients(knex, items);
+  const organizations = await organizationsOf(deps, presented);
   const pending = await Promise.all(
     presented.map(async (client) => ({ client, ownerEmail: await findUserEmail(knex, client.ownerUserId) })),
   );
@@ -53,39 +57,44 @@ async function render(
     ctx,
     status,
     'Client review',
-    shell({ signedIn, csrf, section: 'review' }, reviewPage({ pending, csrf, notice, ...extra })),
+    shell(
+      { signedIn, csrf, section: 'review' },
+      reviewPage({ pending, organizations, page: paging, hasMore, csrf, notice, ...extra }),
+    ),
   );
 }
 
 export const reviewQueue = (deps: AuthDeps) =>
   signedInPage(deps, async (_deps, ctx, signedIn) => {
     requireAdmin(signedIn);
-    await render(deps, ctx, signedIn, 200);
+    await render(deps, ctx, signedIn, pageOf(ctx), 200);
   });
 
 export const approveAction = (deps: AuthDeps) =>
   signedInPage(deps, async (_deps, ctx, signedIn) => {
     requireAdmin(signedIn);
     const clientId = clientIdOf(ctx);
+    const paging = pageOf(ctx);
     await readForm(deps, ctx, userPurpose(signedIn.user.id));
     try {
       await approve(deps.runtime, signedIn.actor, clientId);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      return render(deps, ctx, signedIn, 409, { error: error.message });
+      return render(deps, ctx, signedIn, paging, 409, { error: error.message });
     }
-    seeOther(ctx, `${PATHS.adminClients}?notice=approved`);
+    seeOther(ctx, `${PATHS.adminClients}${pageQueryString(paging, { notice: 'approved' })}`);
   });
 
 export const rejectAction = (deps: AuthDeps) =>
   signedInPage(deps, async (_deps, ctx, signedIn) => {
     requireAdmin(signedIn);
     const clientId = clientIdOf(ctx);
+    const paging = pageOf(ctx);
     const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
     const parsed = rejectBody.safeParse({ reason: form.reason ?? '' });
     if (!parsed.success) {
       const message = fieldErrorsOf(parsed.error).reason ?? 'a rejection reason is required';
-      return render(deps, ctx, signedIn, 400, {
+      return render(deps, ctx, signedIn, paging, 400, {
         rejectError: { clientId, reason: form.reason ?? '', message },
       });
     }
@@ -93,7 +102,7 @@ export const rejectAction = (deps: AuthDeps) =>
       await reject(deps.runtime, signedIn.actor, clientId, parsed.data.reason);
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      return render(deps, ctx, signedIn, 409, { error: error.message });
+      return render(deps, ctx, signedIn, paging, 409, { error: error.message });
     }
-    seeOther(ctx, `${PATHS.adminClients}?notice=rejected`);
+    seeOther(ctx, `${PATHS.adminClients}${pageQueryString(paging, { notice: 'rejected' })}`);
   });

@@ -300,4 +300,6 @@ fieldset.choice legend { margin-bottom: 6px; }
   .scope-grid, fieldset.choice, .review-actions { grid-template-columns: 1fr; }
   .page-head { flex-direction: column; }
 }
+.pager { display: flex; justify-content: space-between; align-items: center; gap: 12px; margin-top: 20px; }
+.owner-tag { font-size: 12px; color: var(--text); }
 `;

@@ -1,20 +1,26 @@
-import { createClient, deleteClient, getClient, listClients, updateClient } from '@sched/clients/operations';
+import { createClient, deleteClient, getClient, updateClient } from '@sched/clients/operations';
 import { presentClients, presentOne, presentSecret } from '@sched/clients/present';
 import { clientFor, rightsOn } from '@sched/clients/rights';
 import { listSecrets } from '@sched/clients/secrets';
 import { clientIdParams } from '@sched/clients/schemas';
-import { AppError, BadRequestError, NotFoundError } from '@sched/kit/errors';
+import {
+  listClientsVisibleTo,
+  organizationNames,
+  organizationsAdministeredBy,
+} from '@sched/db/queries/oauth-client-management';
+import { AppError, NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { html } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
 import { parseCreateForm, parseUpdateForm, formValues, valuesOf } from './client-input.ts';
-import { csrfFor, fieldErrorsOfDetails, readForm, userPurpose } from './forms.ts';
+import { csrfFor, type FieldErrors, onForm, readForm, userPurpose } from './forms.ts';
 import { clientDetailPage, deleteConfirmPage } from './pages/client-detail.ts';
-import { type ClientFormView, clientForm, EMPTY_FORM } from './pages/client-form.ts';
-import { clientListPage, clientPath } from './pages/client-list.ts';
+import { type ClientFormValues, type ClientFormView, clientForm, EMPTY_FORM } from './pages/client-form.ts';
+import { clientListPage, clientPath, ownerLabel } from './pages/client-list.ts';
 import { sendSettingsPage, shell } from './pages/shell.ts';
+import { pageOf, pageSlice } from './paging.ts';
 import { takeReveal, keepForReveal } from './reveal.ts';
 import { requireSignIn, type SignedIn } from './session.ts';
 
@@ -57,17 +63,34 @@ const page = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => ({
   csrf: csrfFor(deps, ctx, userPurpose(signedIn.user.id)),
 });
 
-export const listPage: Handler = async (deps, ctx, signedIn) => {
-  const { csrf } = page(deps, ctx, signedIn);
-  const clients = await presentClients(
+/** Names of the organizations of `clients`, to say whose each one is. */
+export const organizationsOf = (deps: AuthDeps, clients: ReadonlyArray<{ organizationId: number | null }>) =>
+  organizationNames(
     deps.runtime.stores.db.knex,
-    await listClients(deps.runtime, signedIn.actor),
+    clients.flatMap((client) => (client.organizationId === null ? [] : [client.organizationId])),
   );
+
+export const listPage: Handler = async (deps, ctx, signedIn) => {
+  const paging = pageOf(ctx);
+  const knex = deps.runtime.stores.db.knex;
+  const { csrf } = page(deps, ctx, signedIn);
+  // The query behind the library's `listClients` (the API's GET /v2/oauth-clients: own clients and
+  // those of the user's organizations, newest first), one page of it.
+  const rows = await listClientsVisibleTo(knex, signedIn.user.id, {
+    skip: paging.skip,
+    take: paging.take + 1,
+  });
+  const { items, hasMore } = pageSlice(rows, paging);
+  const clients = await presentClients(knex, items);
+  const organizations = await organizationsOf(deps, clients);
   sendSettingsPage(
     ctx,
     200,
     'OAuth clients',
-    shell({ signedIn, csrf, section: 'clients' }, clientListPage(clients, noticeOf(ctx))),
+    shell(
+      { signedIn, csrf, section: 'clients' },
+      clientListPage({ clients, organizations, page: paging, hasMore, notice: noticeOf(ctx) }),
+    ),
   );
 };
 
@@ -91,45 +114,56 @@ const clientFormPage = (title: string, view: ClientFormView) =>
 <p class="lead">${view.mode === 'create' ? 'Register an application. It can sign people in once a service administrator approves it.' : 'Change how your application is registered.'}</p>
 ${clientForm(view)}`;
 
-export const newPage: Handler = async (deps, ctx, signedIn) => {
-  const { csrf } = page(deps, ctx, signedIn);
-  sendForm(ctx, signedIn, 200, 'New OAuth client', {
+const NEW_TITLE = 'New OAuth client';
+
+/** The create form; the owner select offers the organizations the user administers. */
+async function createView(
+  deps: AuthDeps,
+  ctx: Context,
+  signedIn: SignedIn,
+  values: ClientFormValues,
+  errors: FieldErrors,
+): Promise<ClientFormView> {
+  return {
     mode: 'create',
     action: PATHS.settingsClients,
-    csrf,
-    values: EMPTY_FORM,
-    errors: {},
+    csrf: page(deps, ctx, signedIn).csrf,
+    values,
+    errors,
     cancelHref: PATHS.settingsClients,
-  });
+    organizations: await organizationsAdministeredBy(deps.runtime.stores.db.knex, signedIn.user.id),
+  };
+}
+
+export const newPage: Handler = async (deps, ctx, signedIn) => {
+  sendForm(ctx, signedIn, 200, NEW_TITLE, await createView(deps, ctx, signedIn, EMPTY_FORM, {}));
 };
 
 export const create: Handler = async (deps, ctx, signedIn) => {
   const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
-  const { csrf } = page(deps, ctx, signedIn);
-  const view = (errors: Record<string, string>): ClientFormView => ({
-    mode: 'create',
-    action: PATHS.settingsClients,
-    csrf,
-    values: formValues(form),
-    errors,
-    cancelHref: PATHS.settingsClients,
-  });
-  const parsed = parseCreateForm(form);
-  if (!parsed.ok) return sendForm(ctx, signedIn, 400, 'New OAuth client', view(parsed.errors));
-  let created: Awaited<ReturnType<typeof createClient>>;
-  try {
-    created = await createClient(deps.runtime, signedIn.actor, parsed.input);
-  } catch (error) {
-    if (!(error instanceof BadRequestError)) throw error;
-    return sendForm(
+  const refused = async (status: number, errors: FieldErrors) =>
+    sendForm(
       ctx,
       signedIn,
-      400,
-      'New OAuth client',
-      view(fieldErrorsOfDetails(error.details, error.message)),
+      status,
+      NEW_TITLE,
+      await createView(deps, ctx, signedIn, formValues(form), errors),
     );
-  }
-  const { client, secret } = created;
+  const parsed = parseCreateForm(form);
+  if (!parsed.ok) return refused(parsed.status, parsed.errors);
+  const { input } = parsed;
+  // An organization that does not exist (404) or that the user may not use (403) is the owner
+  // field's error: the select offers only allowed ones, so a membership changed meanwhile or the
+  // form was made by hand.
+  const created = await onForm(
+    () => createClient(deps.runtime, signedIn.actor, input),
+    (error) =>
+      input.organizationId !== undefined && (error.status === 403 || error.status === 404)
+        ? 'organizationId'
+        : undefined,
+  );
+  if (!created.ok) return refused(created.status, created.errors);
+  const { client, secret } = created.value;
   const query = new URLSearchParams({ notice: 'created' });
   if (secret) {
     query.set(
@@ -164,6 +198,7 @@ export async function renderDetail(
   const revealed = revealId ? await takeReveal(deps, revealId, signedIn.user.id, client.id) : null;
   const { csrf } = page(deps, ctx, signedIn);
   const presented = await presentOne(knex, client);
+  const organizations = await organizationsOf(deps, [client]);
   sendSettingsPage(
     ctx,
     options.status ?? 200,
@@ -174,6 +209,7 @@ export async function renderDetail(
         client: presented,
         secrets,
         canManage: rights.manage,
+        owner: ownerLabel(client.organizationId, organizations),
         csrf,
         notice: options.error ? undefined : noticeOf(ctx),
         error: options.error,
@@ -212,7 +248,7 @@ export const update: Handler = async (deps, ctx, signedIn) => {
   const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
   const client = await manageable(deps, signedIn, clientId);
   const { csrf } = page(deps, ctx, signedIn);
-  const view = (errors: Record<string, string>): ClientFormView => ({
+  const view = (errors: FieldErrors): ClientFormView => ({
     mode: 'edit',
     action: clientPath(client.id),
     csrf,
@@ -223,20 +259,11 @@ export const update: Handler = async (deps, ctx, signedIn) => {
     cancelHref: clientPath(client.id),
   });
   const parsed = parseUpdateForm(form);
-  if (!parsed.ok) return sendForm(ctx, signedIn, 400, `Edit ${client.name}`, view(parsed.errors));
-  let outcome: Awaited<ReturnType<typeof updateClient>>;
-  try {
-    outcome = await updateClient(deps.runtime, signedIn.actor, client.id, parsed.input);
-  } catch (error) {
-    if (!(error instanceof BadRequestError)) throw error;
-    return sendForm(
-      ctx,
-      signedIn,
-      400,
-      `Edit ${client.name}`,
-      view(fieldErrorsOfDetails(error.details, error.message)),
-    );
-  }
+  if (!parsed.ok) return sendForm(ctx, signedIn, parsed.status, `Edit ${client.name}`, view(parsed.errors));
+  const input = parsed.input;
+  const saved = await onForm(() => updateClient(deps.runtime, signedIn.actor, client.id, input));
+  if (!saved.ok) return sendForm(ctx, signedIn, saved.status, `Edit ${client.name}`, view(saved.errors));
+  const outcome = saved.value;
   const to = outcome.client.reviewStatus;
   const notice =
     outcome.statusFrom === 'APPROVED' && to === 'PENDING'

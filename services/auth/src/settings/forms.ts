@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@sched/kit/errors';
+import { AppError, BadRequestError, type FieldIssue } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { AuthDeps } from '../deps.ts';
@@ -51,6 +51,29 @@ export function fieldErrorsOfDetails(details: unknown, fallback: string): FieldE
   }
   if (Object.keys(errors).length === 0) errors.form = fallback;
   return errors;
+}
+
+/** A library call's result, or what to show on the form instead (status and field messages). */
+export type FormOutcome<T> = { ok: true; value: T } | { ok: false; status: number; errors: FieldErrors };
+
+/**
+ * Runs a library call whose refusals the user fixes on the form rather than on an error page: a
+ * 400 becomes field errors (from its details), and so does any other refusal that `fieldOf` names
+ * a field for (with its own status, e.g. 403 for an organization the user may not use).
+ */
+export async function onForm<T>(
+  run: () => Promise<T>,
+  fieldOf: (error: AppError) => string | undefined = () => undefined,
+): Promise<FormOutcome<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (error) {
+    if (error instanceof BadRequestError)
+      return { ok: false, status: 400, errors: fieldErrorsOfDetails(error.details, error.message) };
+    const field = error instanceof AppError ? fieldOf(error) : undefined;
+    if (field === undefined || !(error instanceof AppError)) throw error;
+    return { ok: false, status: error.status, errors: { [field]: error.message } };
+  }
 }
 
 /** Lines of a textarea, trimmed, blank ones dropped. */

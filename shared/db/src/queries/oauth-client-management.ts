@@ -48,9 +48,14 @@ const ALIASED_CLIENT_COLUMNS = CLIENT_COLUMNS.map((column) => `c.${column}`);
 /**
  * Clients a user sees in settings: those they own and those of organizations where they have an
  * accepted membership (any role). Newest first. One statement: what is filtered is what is shown.
+ * Without `page`, all of them (the API's list); with it, one page (the settings list).
  */
-export async function listClientsVisibleTo(knex: Knex, userId: number): Promise<OAuthClient[]> {
-  const rows = (await knex('oauth_clients as c')
+export async function listClientsVisibleTo(
+  knex: Knex,
+  userId: number,
+  page?: { skip: number; take: number },
+): Promise<OAuthClient[]> {
+  const query = knex('oauth_clients as c')
     .where('c.owner_user_id', userId)
     .orWhereExists(function memberOfOrg() {
       this.select(knex.raw('1'))
@@ -63,8 +68,9 @@ export async function listClientsVisibleTo(knex: Knex, userId: number): Promise<
       { column: 'c.created_at', order: 'desc' },
       { column: 'c.id', order: 'asc' },
     ])
-    .select(ALIASED_CLIENT_COLUMNS)) as ClientRow[];
-  return rows.map(mapClient);
+    .select(ALIASED_CLIENT_COLUMNS);
+  if (page) query.offset(page.skip).limit(page.take);
+  return ((await query) as ClientRow[]).map(mapClient);
 }
 
 /** Review queue: clients by status (all when omitted), oldest first. */
@@ -172,4 +178,38 @@ export async function organizationExists(knex: Knex, organizationId: number): Pr
 export async function findUserEmail(knex: Knex, userId: number): Promise<string | null> {
   const row = (await knex('users').where({ id: userId }).first('email')) as { email: string } | undefined;
   return row?.email ?? null;
+}
+
+/**
+ * Organizations where the user has an accepted ADMIN or OWNER membership: those they may register
+ * a client for (the rule itself is `createClient`'s; this only lists the choices). By name.
+ */
+export async function organizationsAdministeredBy(
+  knex: Knex,
+  userId: number,
+): Promise<Array<{ id: number; name: string }>> {
+  const rows = (await knex('memberships as m')
+    .join('organizations as o', 'o.id', 'm.organization_id')
+    .where({ 'm.user_id': userId, 'm.accepted': true })
+    .whereIn('m.role', ['OWNER', 'ADMIN'])
+    .orderBy([
+      { column: 'o.name', order: 'asc' },
+      { column: 'o.id', order: 'asc' },
+    ])
+    .select('o.id', 'o.name')) as Array<{ id: number | string; name: string }>;
+  return rows.map((row) => ({ id: Number(row.id), name: row.name }));
+}
+
+/** Names of organizations by id (unknown ids are absent), to label clients in lists. */
+export async function organizationNames(
+  knex: Knex,
+  organizationIds: readonly number[],
+): Promise<Map<number, string>> {
+  const ids = [...new Set(organizationIds)].filter(Number.isSafeInteger);
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('organizations').whereIn('id', ids).select('id', 'name')) as Array<{
+    id: number | string;
+    name: string;
+  }>;
+  return new Map(rows.map((row) => [Number(row.id), row.name]));
 }

@@ -12,6 +12,8 @@ export interface ClientDetailView {
   /** Null for public clients. */
   secrets: readonly PresentedSecret[] | null;
   canManage: boolean;
+  /** "Personal" or the organization's name. */
+  owner: string;
   csrf: string;
   notice?: string | undefined;
   error?: string | undefined;
@@ -92,6 +94,7 @@ ${client.reviewStatus === 'REJECTED' ? alert('error', html`<strong>Rejected:</st
 ${view.canManage ? '' : html`<p class="muted">You can see this client as a member of its organization; only its owner and the organization's admins can change it.</p>`}
 <dl class="kvs">
 ${row('Client ID', html`<span class="mono">${client.id}</span>`)}
+${row('Owner', client.organizationId === null ? view.owner : html`${view.owner} <span class="muted">(organization)</span>`)}
 ${row('Client type', client.clientType === 'public' ? 'Public (PKCE, no secret)' : 'Confidential')}
 ${row('Redirect URIs', html`<ul class="plain">${client.redirectUris.map((uri) => html`<li class="mono">${uri}</li>`)}</ul>`)}
 ${row('Access', html`<ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="scope-code inline">${scope}</span></li>`)}</ul>`)}

@@ -15,6 +15,8 @@ export interface ClientFormValues {
   logo: string;
   websiteUrl: string;
   purpose: string;
+  /** The owner select: '' for a personal client, else an organization id. */
+  organizationId: string;
 }
 
 export const EMPTY_FORM: ClientFormValues = {
@@ -25,7 +27,14 @@ export const EMPTY_FORM: ClientFormValues = {
   logo: '',
   websiteUrl: '',
   purpose: '',
+  organizationId: '',
 };
+
+/** An organization the user may register a client for (accepted ADMIN or OWNER). */
+export interface OwnerChoice {
+  id: number;
+  name: string;
+}
 
 export interface ClientFormView {
   mode: 'create' | 'edit';
@@ -37,6 +46,8 @@ export interface ClientFormView {
   approved?: boolean;
   rejected?: boolean;
   cancelHref: string;
+  /** Create only: the organizations offered besides "Personal". */
+  organizations?: readonly OwnerChoice[];
 }
 
 /** The form field name of a scope checkbox (one name per box: repeated form names are refused). */
@@ -55,6 +66,22 @@ function fieldError(errors: FieldErrors, field: string): SafeHtml | string {
 
 const invalid = (errors: FieldErrors, field: string) =>
   errors[field] ? html` aria-invalid="true" aria-describedby="${field}-error"` : '';
+
+/** The owner is chosen once, at creation (the API has no way to move a client either). */
+function ownerSelect(view: ClientFormView): SafeHtml {
+  const { values, errors } = view;
+  const option = (value: string, label: string) =>
+    html`<option value="${value}"${values.organizationId === value ? ' selected' : ''}>${label}</option>`;
+  return html`<div class="field">
+<label for="organizationId">Owner</label>
+<select id="organizationId" name="organizationId"${invalid(errors, 'organizationId')}>
+${option('', 'Personal')}
+${(view.organizations ?? []).map((org) => option(String(org.id), org.name))}
+</select>
+<span class="hint">An organization's client can be seen by all its members and changed by its admins and owners. It cannot be moved later.</span>
+${fieldError(errors, 'organizationId')}
+</div>`;
+}
 
 function scopeBoxes(values: ClientFormValues, mode: ClientFormView['mode']): SafeHtml {
   // Legacy scopes can be kept on edit (a legacy client) but never chosen anew.
@@ -85,6 +112,7 @@ ${view.rejected ? alert('warn', 'This client was rejected. Saving a change to a 
 <input id="name" name="name" type="text" maxlength="${LIMITS.name}" required value="${values.name}"${invalid(errors, 'name')}>
 ${fieldError(errors, 'name')}
 </div>
+${view.mode === 'create' ? ownerSelect(view) : ''}
 <div class="field">
 <label for="redirectUris">Redirect URIs</label>
 <textarea id="redirectUris" name="redirectUris" rows="3" required spellcheck="false"${invalid(errors, 'redirectUris')}>${values.redirectUris}</textarea>
