@@ -335,6 +335,21 @@ test('the last millisecond of a month or year belongs to it; the next one starts
   t.deepEqual(periodOf(endOfYear.getTime() + 1, 'year', f).start, local('2027-01-01T00:00', zone));
 });
 
+test('a skipped day (Apia, 30 December 2011) still counts: a week starting on it is six days and the next starts on time', (t) => {
+  const zone = 'Pacific/Apia';
+  const f = frame(zone, 'Friday');
+  // 29 December ended at 23:59:59 -10:00; the next instant was 31 December 00:00 +14:00.
+  const jump = Date.UTC(2011, 11, 30, 10);
+  const week = periodOf(jump, 'week', f);
+  t.is(week.start.getTime(), jump);
+  t.is(week.end.toISOString(), local('2012-01-06T00:00', zone).toISOString());
+  t.is((week.end.getTime() - week.start.getTime()) / HOUR, 6 * 24);
+  t.is(periodOf(week.end, 'week', f).start.getTime(), week.end.getTime());
+  t.is(periodOf(jump - 1, 'week', f).end.getTime(), jump);
+  // A Saturday week is unaffected: it starts on 31 December, the first instant after the jump.
+  t.is(periodOf(jump, 'week', frame(zone, 'Saturday')).start.getTime(), jump);
+});
+
 // ---- properties over many zones and instants ------------------------------------------------
 
 const ZONES = [
@@ -368,10 +383,14 @@ test('for any instant, zone, weekStart and interval: the period contains it, sta
         if (periodOf(start - 1, interval, f).end.getTime() !== start) return false;
         // Starts are the first instant of a local day (the day before starts earlier).
         const localStart = DateTime.fromMillis(start, { zone });
-        if (DateTime.fromMillis(start - 1, { zone }).toISODate() === localStart.toISODate()) return false;
-        if (interval === 'week' && localStart.weekday !== WEEKDAY_NAMES.indexOf(weekStart) + 1) return false;
-        if (interval === 'month' && localStart.day !== 1) return false;
-        if (interval === 'year' && (localStart.day !== 1 || localStart.month !== 1)) return false;
+        const dayBefore = DateTime.fromMillis(start - 1, { zone });
+        if (dayBefore.toISODate() === localStart.toISODate()) return false;
+        // The calendar day the period is for: the day after the one before its start. It differs
+        // from the start's own date only after a skipped day (Apia, 30 December 2011).
+        const firstDay = DateTime.utc(dayBefore.year, dayBefore.month, dayBefore.day).plus({ days: 1 });
+        if (interval === 'week' && firstDay.weekday !== WEEKDAY_NAMES.indexOf(weekStart) + 1) return false;
+        if (interval === 'month' && firstDay.day !== 1) return false;
+        if (interval === 'year' && (firstDay.day !== 1 || firstDay.month !== 1)) return false;
         // Length: days are 23 to 25 hours (Lord Howe: 23.5 to 24.5; Apia skipped a whole day in 2011).
         const hours = (end - start) / HOUR;
         const bounds: Record<BookingInterval, [number, number]> = {

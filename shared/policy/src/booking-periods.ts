@@ -66,34 +66,50 @@ export const isValidTimeZone = (zone: string): boolean => IANAZone.isValidZone(z
 /** The zone Luxon should use; an unknown zone (never accepted by the API) falls back to UTC. */
 const zoneOf = (timeZone: string): string => (isValidTimeZone(timeZone) ? timeZone : 'UTC');
 
-function startOfPeriod(local: DateTime, interval: BookingInterval, weekStart: WeekdayName): DateTime {
+/**
+ * Calendar dates carry no zone: they are Luxon DateTimes in UTC used only for date arithmetic, so a
+ * day the zone skipped (Apia jumped from 29 to 31 December 2011) still counts in week and month
+ * arithmetic instead of shifting the periods after it by a day.
+ */
+type CalendarDate = DateTime;
+
+const calendarDateOf = (ms: number, zone: string): CalendarDate => {
+  const local = DateTime.fromMillis(ms, { zone });
+  return DateTime.utc(local.year, local.month, local.day);
+};
+
+function firstDayOfPeriod(
+  date: CalendarDate,
+  interval: BookingInterval,
+  weekStart: WeekdayName,
+): CalendarDate {
   switch (interval) {
     case 'day':
-      return local.startOf('day');
-    case 'week': {
-      const back = (local.weekday - isoWeekday(weekStart) + 7) % 7;
-      // Calendar arithmetic on the date, then the start of that day (which may not be 00:00 when
-      // midnight does not exist in the zone that day).
-      return local.startOf('day').minus({ days: back }).startOf('day');
-    }
+      return date;
+    case 'week':
+      return date.minus({ days: (date.weekday - isoWeekday(weekStart) + 7) % 7 });
     case 'month':
-      return local.startOf('month');
+      return date.startOf('month');
     case 'year':
-      return local.startOf('year');
+      return date.startOf('year');
   }
 }
 
 const UNIT = { day: 'days', week: 'weeks', month: 'months', year: 'years' } as const;
 
 /**
- * The instant at which a period that starts at this local day start begins. A local midnight that
- * happens twice (a clock set back across midnight, as St. John's did at 00:01 until 2011) counts
- * at its later occurrence, so the repeated stretch stays with the earlier day and every instant
- * falls in exactly one period.
+ * The instant at which a calendar day starts in the zone. A midnight that does not exist moves to
+ * the first instant of the day (or, for a skipped day, of the next day that exists). A local
+ * midnight that happens twice (a clock set back across midnight, as St. John's did at 00:01 until
+ * 2011) counts at its later occurrence, so the repeated stretch stays with the earlier day and
+ * every instant falls in exactly one period.
  */
-function boundary(localDayStart: DateTime): number {
-  let latest = localDayStart.toMillis();
-  for (const candidate of localDayStart.getPossibleOffsets()) latest = Math.max(latest, candidate.toMillis());
+function dayStart(date: CalendarDate, zone: string): number {
+  const local = DateTime.fromObject({ year: date.year, month: date.month, day: date.day }, { zone }).startOf(
+    'day',
+  );
+  let latest = local.toMillis();
+  for (const candidate of local.getPossibleOffsets()) latest = Math.max(latest, candidate.toMillis());
   return latest;
 }
 
@@ -101,15 +117,15 @@ function boundary(localDayStart: DateTime): number {
 export function periodOf(instant: Date | number, interval: BookingInterval, frame: PeriodFrame): Period {
   const ms = typeof instant === 'number' ? instant : instant.getTime();
   const zone = zoneOf(frame.timeZone);
-  let startLocal = startOfPeriod(DateTime.fromMillis(ms, { zone }), interval, frame.weekStart);
-  let start = boundary(startLocal);
+  let firstDay = firstDayOfPeriod(calendarDateOf(ms, zone), interval, frame.weekStart);
+  let start = dayStart(firstDay, zone);
   if (start > ms) {
     // Only around a repeated midnight: the instant still belongs to the previous period.
-    startLocal = startOfPeriod(DateTime.fromMillis(start - 1, { zone }), interval, frame.weekStart);
-    start = boundary(startLocal);
+    firstDay = firstDayOfPeriod(calendarDateOf(start - 1, zone), interval, frame.weekStart);
+    start = dayStart(firstDay, zone);
   }
   // The next period starts on the next calendar day / week / month / year, at the start of that day.
-  const end = boundary(startLocal.plus({ [UNIT[interval]]: 1 }).startOf('day'));
+  const end = dayStart(firstDay.plus({ [UNIT[interval]]: 1 }), zone);
   const startDate = new Date(start);
   return { interval, start: startDate, end: new Date(end), key: `${interval}:${startDate.toISOString()}` };
 }
