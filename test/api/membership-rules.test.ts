@@ -1,5 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
 import {
   buildScene,
   insertMembership,
@@ -8,7 +7,7 @@ import {
   insertUser,
   insertCustomRole,
 } from './helpers/fixtures.ts';
-import { type ApiResponse, apiClient, type Call } from './helpers/http.ts';
+import { type ApiResponse, setUpApiSystem } from './helpers/http.ts';
 
 /**
  * The rules of api-v2 "Roles" 1 (role assignment) and 2 (removing team owners), plus the rules
@@ -17,17 +16,7 @@ import { type ApiResponse, apiClient, type Call } from './helpers/http.ts';
  * test fails if the rule's check is removed. Each also has an allowed counterpart.
  */
 
-let system: TestSystem;
-let call: Call;
-test.before(async () => {
-  system = await startTestSystem();
-  call = apiClient(system.url);
-});
-test.after.always(async () => {
-  await system?.close();
-});
-
-const knex = () => system.stores.db.knex;
+const { call, knex } = setUpApiSystem(test);
 const teamPaths = (orgId: number, teamId: number) => [
   `/v2/organizations/${orgId}/teams/${teamId}/memberships`,
   `/v2/teams/${teamId}/memberships`,

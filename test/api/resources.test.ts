@@ -1,30 +1,18 @@
 import test from 'ava';
-import { startSmtpServer } from '../support/smtp.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpSmtpServer } from '../support/smtp.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, insertCustomRole, insertUser, type TestUser } from './helpers/fixtures.ts';
-import { apiClient, type Call } from './helpers/http.ts';
+import { setUpApiSystem } from './helpers/http.ts';
 
 /** What the endpoints do when allowed: shapes of me, API keys, teams, memberships, roles, admin. */
 
-let system: TestSystem;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-let call: Call;
+const smtp = setUpSmtpServer(test);
+const { system, call, knex } = setUpApiSystem(test, () => ({ SMTP_URL: smtp.url }));
 let admin: TestUser;
 
 test.before(async () => {
-  smtp = await startSmtpServer();
-  system = await startTestSystem({ SMTP_URL: smtp.url });
-  call = apiClient(system.url);
-  admin = await insertUser(system.stores.db.knex, { serviceAdmin: true });
+  admin = await insertUser(knex(), { serviceAdmin: true });
 });
-
-test.after.always(async () => {
-  await system?.close();
-  await smtp?.close();
-});
-
-const knex = () => system.stores.db.knex;
 
 /** The first message to `to` (any case) matching `predicate`, waiting up to 10 s. */
 async function mailTo(to: string, predicate: (raw: string) => boolean = () => true) {

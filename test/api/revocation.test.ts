@@ -1,8 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, insertCustomRole, insertUser } from './helpers/fixtures.ts';
-import { apiClient, type Call } from './helpers/http.ts';
+import { apiClient, setUpApiSystem } from './helpers/http.ts';
 import { type SecondApi, startSecondApi } from './helpers/second-api.ts';
 
 /**
@@ -12,26 +11,19 @@ import { type SecondApi, startSecondApi } from './helpers/second-api.ts';
  * request, so a stale cache would answer.
  */
 
-let system: TestSystem;
+const { system, call: one, knex } = setUpApiSystem(test);
 let second: SecondApi;
-let one: Call;
-let two: Call;
+const two = apiClient(() => second.url);
 let admin: { id: number; apiKey: string };
 
 test.before(async () => {
-  system = await startTestSystem();
   second = await startSecondApi(system);
-  one = apiClient(system.url);
-  two = apiClient(second.url);
-  admin = await insertUser(system.stores.db.knex, { serviceAdmin: true });
+  admin = await insertUser(knex(), { serviceAdmin: true });
 });
 
 test.after.always(async () => {
   await second?.close();
-  await system?.close();
 });
-
-const knex = () => system.stores.db.knex;
 
 /** The same request through both processes, twice (the second one is served from the caches). */
 async function expectBoth(t: ExecutionContext, path: string, token: string, status: number, label: string) {

@@ -1,9 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import { createApiApp } from '@sched/api/app';
 import { defineRoute } from '@sched/api/routing/route';
-import { createLogger } from '@sched/kit/logger';
 import test from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
+import { setUpProbeApi } from './helpers/second-api.ts';
 
 /**
  * What requests reach which route. The API groups its routes by first path segment (one router
@@ -12,9 +10,7 @@ import { startTestSystem, type TestSystem } from '../support/system.ts';
  * docs routes, 404 for unknown segments, and the first declared route winning within a segment.
  */
 
-let system: TestSystem;
-let server: Server;
-let base: string;
+const system = setUpTestSystem(test);
 
 const probe = (path: string, tag: string, method: 'GET' | 'POST' | 'DELETE' = 'GET') =>
   defineRoute({
@@ -34,30 +30,10 @@ const probeRoutes = [
   probe('/other', 'other-post', 'POST'),
 ];
 
-test.before(async () => {
-  system = await startTestSystem();
-  const app = createApiApp(
-    {
-      config: { ...system.config, cookieKeys: ['x'.repeat(32)] },
-      logger: createLogger({ level: 'silent' }),
-      stores: system.stores,
-      mailer: { send: async () => {}, close: () => {} },
-      close: async () => {},
-    },
-    probeRoutes,
-  );
-  server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-});
-
-test.after.always(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-  await system?.close();
-});
+const server = setUpProbeApi(test, system, probeRoutes);
 
 async function send(method: string, path: string) {
-  const response = await fetch(`${base}${path}`, { method });
+  const response = await fetch(`${server.url}${path}`, { method });
   const text = await response.text();
   return { status: response.status, allow: response.headers.get('allow'), text };
 }

@@ -6,7 +6,6 @@ import { membershipRoutes } from '../../services/api/src/routes/memberships/inde
 import { rolePermissionRoutes } from '../../services/api/src/routes/role-permissions/index.ts';
 import { roleRoutes } from '../../services/api/src/routes/roles/index.ts';
 import { teamRoutes } from '../../services/api/src/routes/teams/index.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
 import {
   buildScene,
   insertCustomRole,
@@ -15,7 +14,7 @@ import {
   insertUser,
   type Scene,
 } from './helpers/fixtures.ts';
-import { type ApiResponse, apiClient, type Call, pool } from './helpers/http.ts';
+import { type ApiResponse, pool, setUpApiSystem } from './helpers/http.ts';
 
 /**
  * Every body, query and path parameter is checked: wrong types and unknown fields are 400 with
@@ -23,16 +22,13 @@ import { type ApiResponse, apiClient, type Call, pool } from './helpers/http.ts'
  * ever a 500.
  */
 
-let system: TestSystem;
-let call: Call;
+const { system, call } = setUpApiSystem(test);
 let scene: Scene<'owner' | 'member'>;
 let admin: { apiKey: string };
 let foreignTeamId: number;
 let roleId: string;
 
 test.before(async () => {
-  system = await startTestSystem();
-  call = apiClient(system.url);
   const knex = system.stores.db.knex;
   scene = await buildScene(knex, {
     owner: { org: 'OWNER', team: 'OWNER' },
@@ -41,10 +37,6 @@ test.before(async () => {
   admin = await insertUser(knex, { serviceAdmin: true });
   foreignTeamId = await insertTeam(knex, await insertOrganization(knex));
   roleId = await insertCustomRole(knex, scene.orgId, ['team.read']);
-});
-
-test.after.always(async () => {
-  await system?.close();
 });
 
 function badRequest(t: ExecutionContext, response: ApiResponse, field: string | RegExp) {

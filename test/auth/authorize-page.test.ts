@@ -7,41 +7,29 @@ import {
   createTestUser,
   pkcePair,
   type TestClient,
-  type TestUser,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Every authorization-page error of the specification (contract §5): shown on the page (HTTP 400,
 // never a redirect) or sent back to the client by a 303 with error, error_description, state, iss.
 
-let system: TestSystem;
-let user: TestUser;
-let app: TestClient;
-let legacy: TestClient;
-let spa: TestClient;
+const {
+  system,
+  user,
+  clients: { app, legacy, spa },
+} = setUpOAuthSystem(test, {
+  app: { scopes: ['PROFILE_READ', 'ORG_BOOKING_READ'], redirectUris: ['https://app.example.com/callback'] },
+  legacy: { scopes: ['READ_BOOKING'], redirectUris: ['https://legacy.example.com/cb'] },
+  spa: { type: 'public', scopes: ['PROFILE_READ'], redirectUris: ['http://127.0.0.1:9/spa/callback'] },
+});
 
 test.before(async () => {
-  system = await startTestSystem();
-  const knex = system.stores.db.knex;
-  user = await createTestUser(knex);
   // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
-  await createOrganization(knex, { name: 'Acme', slug: `acme-${Date.now()}`, ownerUserId: user.user.id });
-  app = await createTestClient(knex, {
-    scopes: ['PROFILE_READ', 'ORG_BOOKING_READ'],
-    redirectUris: ['https://app.example.com/callback'],
+  await createOrganization(system.stores.db.knex, {
+    name: 'Acme',
+    slug: `acme-${Date.now()}`,
+    ownerUserId: user.user.id,
   });
-  legacy = await createTestClient(knex, {
-    scopes: ['READ_BOOKING'],
-    redirectUris: ['https://legacy.example.com/cb'],
-  });
-  spa = await createTestClient(knex, {
-    type: 'public',
-    scopes: ['PROFILE_READ'],
-    redirectUris: ['http://127.0.0.1:9/spa/callback'],
-  });
-});
-test.after.always(async () => {
-  await system?.close();
 });
 
 const get = (params: Record<string, string>) =>

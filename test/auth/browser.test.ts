@@ -1,34 +1,23 @@
 import test from 'ava';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
-import {
-  authorizeUrl,
-  createTestClient,
-  createTestUser,
-  pkcePair,
-  startRedirectReceiver,
-  type TestUser,
-} from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { authorizeUrl, createTestClient, pkcePair, startRedirectReceiver } from '../support/oauth.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Real Chromium (playwright-core) through the pages: sign in, consent, Allow lands on the redirect
 // URI with code and state; Deny comes back with access_denied. The redirect URI is a tiny local server.
 
-let system: TestSystem;
+const { system, user } = setUpOAuthSystem(test);
 let browser: TestBrowser;
 let receiver: Awaited<ReturnType<typeof startRedirectReceiver>>;
-let user: TestUser;
 
 test.before(async () => {
   if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  system = await startTestSystem();
   receiver = await startRedirectReceiver();
   browser = await launchBrowser();
-  user = await createTestUser(system.stores.db.knex);
 });
 test.after.always(async () => {
   await browser?.close();
   await receiver?.close();
-  await system?.close();
 });
 
 test.serial(

@@ -7,31 +7,15 @@ import {
   updateOAuthClient,
 } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import {
-  authorizeUrl,
-  createTestClient,
-  createTestUser,
-  issueTokens,
-  type TestUser,
-  tokenRequest,
-} from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { authorizeUrl, createTestClient, issueTokens, tokenRequest } from '../support/oauth.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Clients are read from the database per request: secrets (two active, both valid; a revoked one
 // fails at once; tokens survive) and review decisions take effect on the next request.
 
-let system: TestSystem;
-let user: TestUser;
+const { system, user } = setUpOAuthSystem(test);
 const knex = () => system.stores.db.knex;
 const versions = () => system.stores.tokenStore;
-
-test.before(async () => {
-  system = await startTestSystem();
-  user = await createTestUser(knex());
-});
-test.after.always(async () => {
-  await system?.close();
-});
 
 const refreshWith = (clientId: string, secret: string, refreshToken: string) =>
   tokenRequest(system.url, {

@@ -1,42 +1,34 @@
-import type { AccessTokenPayload, TokenStore } from '@sched/db/token-store/types';
+import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import {
   clientCredentials,
-  createTestClient,
-  createTestUser,
   FlowBrowser,
   issueTokens,
   obtainCode,
   pkcePair,
   type TestClient,
-  type TestUser,
   tokenRequest,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Single use of codes and refresh tokens (replay, reuse detection, concurrency), PKCE, scopes on
 // refresh, and the token records the resource API reads.
 
-let system: TestSystem;
-let store: TokenStore;
-let user: TestUser;
-let app: TestClient;
-let spa: TestClient;
+const {
+  system,
+  store,
+  user,
+  clients: { app, spa },
+} = setUpOAuthSystem(test, {
+  app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
+  spa: { type: 'public', scopes: ['PROFILE_READ'] },
+});
 let browser: FlowBrowser;
 
 test.before(async () => {
-  system = await startTestSystem();
-  store = system.stores.tokenStore;
-  const knex = system.stores.db.knex;
-  user = await createTestUser(knex);
-  app = await createTestClient(knex, { scopes: ['PROFILE_READ', 'BOOKING_READ'] });
-  spa = await createTestClient(knex, { type: 'public', scopes: ['PROFILE_READ'] });
   // One signed-in browser with remembered consent: later authorizations need no clicks.
   browser = new FlowBrowser(system.url);
   for (const client of [app, spa]) await code(client, { scope: client.client.scopes.join(' ') });
-});
-test.after.always(async () => {
-  await system?.close();
 });
 
 async function code(client: TestClient, options: { scope?: string; pkce?: boolean } = {}) {
@@ -72,14 +64,14 @@ test('a replayed code fails and revokes what the first redemption issued', async
   const first = await tokenRequest(system.url, redeem);
   t.is(first.status, 200);
   const accessToken = String(first.body.access_token);
-  t.truthy(await store.find('AccessToken', accessToken));
+  t.truthy(await store().find('AccessToken', accessToken));
 
   const second = await tokenRequest(system.url, redeem);
   t.is(second.status, 400);
   t.is(second.body.error, 'invalid_grant');
   t.is(second.body.error_description, 'code_invalid_or_expired');
 
-  t.is(await store.find('AccessToken', accessToken), undefined, 'first access token revoked');
+  t.is(await store().find('AccessToken', accessToken), undefined, 'first access token revoked');
   const refreshed = await refresh(app, String(first.body.refresh_token));
   t.is(refreshed.body.error_description, 'invalid_refresh_token', 'first refresh token revoked');
 });
@@ -103,14 +95,14 @@ test('refresh tokens rotate, and a reused one fails and revokes the whole grant'
   t.not(rotated.body.refresh_token, tokens.refresh_token);
   const newAccess = String(rotated.body.access_token);
   const newRefresh = String(rotated.body.refresh_token);
-  t.truthy(await store.find('AccessToken', newAccess));
+  t.truthy(await store().find('AccessToken', newAccess));
 
   const reused = await refresh(app, tokens.refresh_token);
   t.is(reused.status, 400);
   t.is(reused.body.error, 'invalid_grant');
   t.is(reused.body.error_description, 'invalid_refresh_token');
 
-  t.is(await store.find('AccessToken', newAccess), undefined, 'tokens of the grant are revoked');
+  t.is(await store().find('AccessToken', newAccess), undefined, 'tokens of the grant are revoked');
   t.is((await refresh(app, newRefresh)).body.error_description, 'invalid_refresh_token');
 });
 
@@ -151,14 +143,14 @@ test('scopes are preserved on refresh, and a scope parameter on refresh is ignor
   const second = await refresh(app, String(first.body.refresh_token), { scope: 'PROFILE_READ' });
   t.is(second.status, 200);
   t.is(second.body.scope, 'PROFILE_READ BOOKING_READ');
-  const record = await store.find<AccessTokenPayload>('AccessToken', String(second.body.access_token));
+  const record = await store().find<AccessTokenPayload>('AccessToken', String(second.body.access_token));
   t.is(record?.scope, 'PROFILE_READ BOOKING_READ');
   t.is(record?.gty, 'authorization_code refresh_token');
 });
 
 test('access-token record: the fields the resource API reads, keyed by the token value', async (t) => {
   const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
-  const record = await store.find<AccessTokenPayload>('AccessToken', tokens.access_token);
+  const record = await store().find<AccessTokenPayload>('AccessToken', tokens.access_token);
   t.truthy(record);
   t.is(record!.kind, 'AccessToken');
   t.is(record!.jti, tokens.access_token);
@@ -172,10 +164,10 @@ test('access-token record: the fields the resource API reads, keyed by the token
 
 test('lifetimes: codes 60 s, refresh tokens 30 days', async (t) => {
   const { code: value, redeem } = await code(app);
-  const stored = await store.find<{ iat: number; exp: number }>('AuthorizationCode', value);
+  const stored = await store().find<{ iat: number; exp: number }>('AuthorizationCode', value);
   t.is(stored!.exp - stored!.iat, 60);
   const response = await tokenRequest(system.url, redeem);
-  const refreshRecord = await store.find<{ iat: number; exp: number }>(
+  const refreshRecord = await store().find<{ iat: number; exp: number }>(
     'RefreshToken',
     String(response.body.refresh_token),
   );
@@ -191,7 +183,7 @@ test('revoking an access token leaves it unusable at once', async (t) => {
   );
   t.is(response.status, 200);
   t.is(response.headers.get('cache-control'), 'no-store');
-  t.is(await store.find('AccessToken', tokens.access_token), undefined);
+  t.is(await store().find('AccessToken', tokens.access_token), undefined);
 });
 
 test("revoking another client's token answers 200 and leaves it alone", async (t) => {
@@ -202,5 +194,5 @@ test("revoking another client's token answers 200 and leaves it alone", async (t
     { path: '/v2/auth/oauth2/revoke' },
   );
   t.is(response.status, 200);
-  t.truthy(await store.find('AccessToken', tokens.access_token));
+  t.truthy(await store().find('AccessToken', tokens.access_token));
 });

@@ -6,32 +6,24 @@ import test from 'ava';
 import {
   authorizeInBrowser,
   authorizeUrl,
-  createTestClient,
   createTestUser,
   FlowBrowser,
-  type TestClient,
   type TestUser,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // api-v2 OAuth flow 2: "user ... has insufficient permissions: redirect with an error". A user can
 // grant ORG_ scopes only with an organization membership, TEAM_ scopes only with a team membership
 // or an organization ADMIN/OWNER role (services/auth/README.md).
 
-let system: TestSystem;
-let client: TestClient;
+const {
+  system,
+  clients: { client },
+} = setUpOAuthSystem(test, {
+  client: { scopes: ['PROFILE_READ', 'TEAM_BOOKING_READ', 'ORG_MEMBERSHIP_READ'] },
+});
 const knex = () => system.stores.db.knex;
 let sequence = 0;
-
-test.before(async () => {
-  system = await startTestSystem();
-  client = await createTestClient(knex(), {
-    scopes: ['PROFILE_READ', 'TEAM_BOOKING_READ', 'ORG_MEMBERSHIP_READ'],
-  });
-});
-test.after.always(async () => {
-  await system?.close();
-});
 
 const authorize = (user: TestUser, scope: string, browser?: FlowBrowser) =>
   authorizeInBrowser(

@@ -1,36 +1,23 @@
 import { updateOAuthClient } from '@sched/db/queries/oauth-clients';
-import type { AccessTokenPayload, TokenStore } from '@sched/db/token-store/types';
+import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import {
   authorizeInBrowser,
   authorizeUrl,
   clientCredentials,
   createTestClient,
-  createTestUser,
   FlowBrowser,
   obtainCode,
   type TestClient,
-  type TestUser,
   tokenRequest,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Legacy clients (no scopes, or only READ_BOOKING / READ_PROFILE): scope optional, the
 // enabled-scope check skipped, tokens marked `extra.legacy`, and the mark kept for the life of an
 // authorization even after the client migrates to scopes.
 
-let system: TestSystem;
-let store: TokenStore;
-let user: TestUser;
-
-test.before(async () => {
-  system = await startTestSystem();
-  store = system.stores.tokenStore;
-  user = await createTestUser(system.stores.db.knex);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const { system, store, user } = setUpOAuthSystem(test);
 
 async function exchange(client: TestClient, params: Record<string, string>, browser?: FlowBrowser) {
   const { code } = await obtainCode(
@@ -48,7 +35,7 @@ async function exchange(client: TestClient, params: Record<string, string>, brow
   return response.body as { access_token: string; refresh_token: string; scope: string };
 }
 
-const record = (token: string) => store.find<AccessTokenPayload>('AccessToken', token);
+const record = (token: string) => store().find<AccessTokenPayload>('AccessToken', token);
 
 test('a legacy client without scopes authorizes without a scope; its token has no scope and is marked legacy', async (t) => {
   const legacy = await createTestClient(system.stores.db.knex, { scopes: [] });
@@ -125,7 +112,7 @@ test('after migrating to scopes: old grants stay legacy through refresh, new aut
   const legacy = await createTestClient(system.stores.db.knex, { scopes: ['READ_BOOKING'] });
   const before = await exchange(legacy, { scope: 'READ_BOOKING' });
 
-  const migrated = await updateOAuthClient(system.stores.db.knex, store, legacy.client.id, {
+  const migrated = await updateOAuthClient(system.stores.db.knex, store(), legacy.client.id, {
     scopes: ['BOOKING_READ', 'PROFILE_READ'],
   });
   t.false(migrated!.isLegacy);

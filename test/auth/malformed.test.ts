@@ -1,22 +1,16 @@
 import { request } from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
-import { createTestClient, FlowBrowser, formOf, type TestClient } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { FlowBrowser, formOf } from '../support/oauth.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Malformed requests (wrong types, huge bodies, repeated parameters, invalid UTF-8, odd methods and
 // headers) get a 4xx, never a 500, on every endpoint of the authorization server.
 
-let system: TestSystem;
-let app: TestClient;
-
-test.before(async () => {
-  system = await startTestSystem();
-  app = await createTestClient(system.stores.db.knex);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const {
+  system,
+  clients: { app },
+} = setUpOAuthSystem(test, { app: {} });
 
 const TOKEN = '/v2/auth/oauth2/token';
 const REVOKE = '/v2/auth/oauth2/revoke';

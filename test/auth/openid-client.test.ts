@@ -1,42 +1,27 @@
-import type { TokenStore } from '@sched/db/token-store/types';
 import test from 'ava';
 import * as client from 'openid-client';
-import {
-  authorizeInBrowser,
-  createTestClient,
-  createTestUser,
-  type TestClient,
-  type TestUser,
-} from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { authorizeInBrowser, type TestClient } from '../support/oauth.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // The whole flow driven by openid-client 6 (the reference relying-party library): discovery,
 // authorization URL, code exchange, refresh and revocation, for a confidential and a public client.
 
-let system: TestSystem;
-let store: TokenStore;
-let user: TestUser;
-let confidential: TestClient;
-let publicClient: TestClient;
-
-test.before(async () => {
-  system = await startTestSystem();
-  store = system.stores.tokenStore;
-  const knex = system.stores.db.knex;
-  user = await createTestUser(knex);
-  confidential = await createTestClient(knex, {
+const {
+  system,
+  store,
+  user,
+  clients: { confidential, publicClient },
+} = setUpOAuthSystem(test, {
+  confidential: {
     type: 'confidential',
     scopes: ['PROFILE_READ', 'BOOKING_READ'],
     redirectUris: ['http://127.0.0.1:9/confidential/callback'],
-  });
-  publicClient = await createTestClient(knex, {
+  },
+  publicClient: {
     type: 'public',
     scopes: ['EVENT_TYPE_READ'],
     redirectUris: ['http://127.0.0.1:9/public/callback'],
-  });
-});
-test.after.always(async () => {
-  await system?.close();
+  },
 });
 
 async function discover(testClient: TestClient): Promise<client.Configuration> {
@@ -99,7 +84,7 @@ test('confidential client: authorization URL, code exchange, refresh and revocat
   t.truthy(tokens.refresh_token);
   t.is(tokens.id_token, undefined);
 
-  const record = await store.find('AccessToken', tokens.access_token);
+  const record = await store().find('AccessToken', tokens.access_token);
   t.is(record?.accountId, String(user.user.id));
   t.is(record?.clientId, confidential.client.id);
   t.is(record?.scope, 'PROFILE_READ BOOKING_READ');
@@ -109,15 +94,15 @@ test('confidential client: authorization URL, code exchange, refresh and revocat
   t.is(refreshed.scope, 'PROFILE_READ BOOKING_READ');
   t.not(refreshed.refresh_token, tokens.refresh_token);
   t.not(refreshed.access_token, tokens.access_token);
-  t.truthy(await store.find('AccessToken', refreshed.access_token));
+  t.truthy(await store().find('AccessToken', refreshed.access_token));
 
   await client.tokenRevocation(config, refreshed.refresh_token!);
   t.is(
-    await store.find('AccessToken', refreshed.access_token),
+    await store().find('AccessToken', refreshed.access_token),
     undefined,
     'revoking the refresh token ends the grant',
   );
-  t.is(await store.find('AccessToken', tokens.access_token), undefined);
+  t.is(await store().find('AccessToken', tokens.access_token), undefined);
   await t.throwsAsync(client.refreshTokenGrant(config, refreshed.refresh_token!), {
     instanceOf: client.ResponseBodyError,
   });
@@ -138,7 +123,7 @@ test('public client with PKCE: code exchange, refresh and revocation without a s
   t.is(refreshed.scope, 'EVENT_TYPE_READ');
 
   await client.tokenRevocation(config, refreshed.access_token);
-  t.is(await store.find('AccessToken', refreshed.access_token), undefined);
+  t.is(await store().find('AccessToken', refreshed.access_token), undefined);
 });
 
 test('openid-client rejects a callback whose state does not match', async (t) => {

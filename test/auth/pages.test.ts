@@ -4,45 +4,42 @@ import test from 'ava';
 import {
   authorizeInBrowser,
   authorizeUrl,
-  createTestClient,
   createTestUser,
   FlowBrowser,
   formOf,
   type PageResult,
-  type TestClient,
-  type TestUser,
 } from '../support/oauth.ts';
-import { startSmtpServer } from '../support/smtp.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpSmtpServer } from '../support/smtp.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // The browser pages over plain HTTP: labels, CSRF, cookies, headers, remembered consent, and
 // sign-up with the verification e-mail delivered to a real local SMTP server.
 
-let system: TestSystem;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-let user: TestUser;
-let app: TestClient;
+const smtp = setUpSmtpServer(test);
+const {
+  system,
+  user,
+  clients: { app },
+} = setUpOAuthSystem(
+  test,
+  {
+    app: {
+      name: 'Acme Calendar',
+      logo: 'https://acme.example.com/logo.png',
+      websiteUrl: 'https://acme.example.com/about',
+      scopes: ['PROFILE_READ', 'BOOKING_READ', 'TEAM_MEMBERSHIP_WRITE'],
+    },
+  },
+  () => ({ SMTP_URL: smtp.url }),
+);
 
 test.before(async () => {
-  smtp = await startSmtpServer();
-  system = await startTestSystem({ SMTP_URL: smtp.url });
-  user = await createTestUser(system.stores.db.knex);
   // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
   await createOrganization(system.stores.db.knex, {
     name: 'Acme',
     slug: `acme-${Date.now()}`,
     ownerUserId: user.user.id,
   });
-  app = await createTestClient(system.stores.db.knex, {
-    name: 'Acme Calendar',
-    logo: 'https://acme.example.com/logo.png',
-    websiteUrl: 'https://acme.example.com/about',
-    scopes: ['PROFILE_READ', 'BOOKING_READ', 'TEAM_MEMBERSHIP_WRITE'],
-  });
-});
-test.after.always(async () => {
-  await system?.close();
-  await smtp?.close();
 });
 
 const start = (scope = 'PROFILE_READ', client = app) =>

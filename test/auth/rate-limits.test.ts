@@ -1,26 +1,11 @@
 import test from 'ava';
-import {
-  createTestClient,
-  createTestUser,
-  FlowBrowser,
-  type PageResult,
-  type TestUser,
-} from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { createTestClient, createTestUser, FlowBrowser, type PageResult } from '../support/oauth.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Rate limits (counted in the token store): the token endpoint per client, failed sign-ins per
 // account and per IP address; 429 with Retry-After. Serial: the IP lock comes last.
 
-let system: TestSystem;
-let user: TestUser;
-
-test.before(async () => {
-  system = await startTestSystem();
-  user = await createTestUser(system.stores.db.knex);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const { system, user } = setUpOAuthSystem(test);
 
 async function signInPage(browser: FlowBrowser): Promise<PageResult> {
   const client = await createTestClient(system.stores.db.knex);

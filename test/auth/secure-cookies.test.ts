@@ -1,18 +1,11 @@
 import test from 'ava';
 import { authorizeUrl, createTestClient } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
 
 // With an https APP_URL every cookie is Secure, also when TLS ends at a gateway and the request
 // arrives over plain http.
 
-let system: TestSystem;
-
-test.before(async () => {
-  system = await startTestSystem({ APP_URL: 'https://auth.example.test' });
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const system = setUpTestSystem(test, { APP_URL: 'https://auth.example.test' });
 
 test('cookies are Secure, HttpOnly and SameSite when APP_URL is https', async (t) => {
   const client = await createTestClient(system.stores.db.knex);

@@ -1,39 +1,27 @@
-import type { TokenStore } from '@sched/db/token-store/types';
 import test from 'ava';
 import {
   clientCredentials,
   createTestClient,
-  createTestUser,
   issueTokens,
   obtainCode,
   pkcePair,
   type TestClient,
-  type TestUser,
   tokenRequest,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpOAuthSystem } from './fixtures.ts';
 
 // Every row of the token endpoint's error table (contract §6), each in its own test, plus the
 // success shape in JSON, form and HTTP Basic variants.
 
-let system: TestSystem;
-let store: TokenStore;
-let user: TestUser;
-let app: TestClient;
-let other: TestClient;
-let spa: TestClient;
-
-test.before(async () => {
-  system = await startTestSystem();
-  store = system.stores.tokenStore;
-  const knex = system.stores.db.knex;
-  user = await createTestUser(knex);
-  app = await createTestClient(knex, { scopes: ['PROFILE_READ', 'BOOKING_READ'] });
-  other = await createTestClient(knex, { scopes: ['PROFILE_READ'] });
-  spa = await createTestClient(knex, { type: 'public', scopes: ['PROFILE_READ'] });
-});
-test.after.always(async () => {
-  await system?.close();
+const {
+  system,
+  store,
+  user,
+  clients: { app, other, spa },
+} = setUpOAuthSystem(test, {
+  app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
+  other: { scopes: ['PROFILE_READ'] },
+  spa: { type: 'public', scopes: ['PROFILE_READ'] },
 });
 
 /** A fresh code for `client` (PKCE always), with what is needed to redeem it. */
@@ -62,9 +50,9 @@ async function freshCode(client: TestClient, scope = 'PROFILE_READ') {
 
 /** Moves a stored record's expiry into the past (oidc-provider then sees it expired). */
 async function expire(model: string, id: string) {
-  const payload = await store.find(model, id);
+  const payload = await store().find(model, id);
   if (!payload) throw new Error(`no ${model} ${id}`);
-  await store.upsert(model, id, { ...payload, exp: Math.floor(Date.now() / 1000) - 5 }, 60);
+  await store().upsert(model, id, { ...payload, exp: Math.floor(Date.now() / 1000) - 5 }, 60);
 }
 
 function isError(

@@ -10,20 +10,13 @@ import {
   type TestClient,
   tokenRequest,
 } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
 import { insertUser } from '../api/helpers/fixtures.ts';
 
 // A client registered and approved through the API runs the authorization-code flow of the
 // authorization server; edited back to PENDING, it stops working at once (version bump).
 
-let system: TestSystem;
-
-test.before(async () => {
-  system = await startTestSystem();
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const system = setUpTestSystem(test);
 
 test('approved through the API: code flow works; edited back to PENDING: it stops', async (t) => {
   const knex = system.stores.db.knex;

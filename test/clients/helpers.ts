@@ -1,5 +1,7 @@
+import type { TestFn } from 'ava';
 import { apiClient, type Call, type Json } from '../api/helpers/http.ts';
 import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
+import { later, readThrough } from '../support/read-through.ts';
 import { startSmtpServer } from '../support/smtp.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
@@ -25,6 +27,26 @@ export async function startClientsWorld(): Promise<ClientsWorld> {
       await system.close();
       await smtp.close();
     },
+  };
+}
+
+/**
+ * The world for the whole file (started in a serial `test.before`, closed in `test.after.always`)
+ * and one client owner. Both read through to what the hook made.
+ */
+export function setUpClientsWorld<Context>(test: TestFn<Context>): { world: ClientsWorld; owner: TestUser } {
+  const world = later<ClientsWorld>('the clients world');
+  const owner = later<TestUser>('the client owner');
+  test.serial.before(async () => {
+    world.set(await startClientsWorld());
+    owner.set(await insertUser(world.get().system.stores.db.knex));
+  });
+  test.after.always(async () => {
+    await world.peek()?.close();
+  });
+  return {
+    world: readThrough(world.get, { system: true, smtp: true, call: true, admin: true, close: true }),
+    owner: readThrough(owner.get, { id: true, email: true, apiKey: true }),
   };
 }
 

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
-import { type ClientsWorld, createClient, startClientsWorld } from './helpers.ts';
+import { createClient, setUpClientsWorld } from './helpers.ts';
 
 // The deprecated managed-user family: x-svc-secret-key against the client's active secrets,
 // GetManagedUserOutput per api-v2.md's field table, Deprecation and Sunset headers.
@@ -11,19 +10,13 @@ const LOCALES = new Set(
   ),
 );
 
-let world: ClientsWorld;
-let owner: TestUser;
+const { world, owner } = setUpClientsWorld(test);
 let client: { id: string; secret: string };
 let otherClient: { id: string; secret: string };
 
 test.before(async () => {
-  world = await startClientsWorld();
-  owner = await insertUser(world.system.stores.db.knex);
   client = await createClient(world, owner);
   otherClient = await createClient(world, owner);
-});
-test.after.always(async () => {
-  await world?.close();
 });
 
 const as = (c: { id: string; secret: string }, method: string, path: string, body?: unknown) =>

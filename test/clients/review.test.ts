@@ -1,30 +1,19 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import test from 'ava';
-import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
 import { createTestClient } from '../support/oauth.ts';
 import {
   approve,
   approvedClient,
-  type ClientsWorld,
   createClient,
   mimeTypes,
-  startClientsWorld,
+  setUpClientsWorld,
   waitForMail,
 } from './helpers.ts';
 
 // Every row of api-v2.md's "OAuth client review state" table, through the API, plus what this
 // project decided for rejected clients (docs/oauth-clients.md).
 
-let world: ClientsWorld;
-let owner: TestUser;
-
-test.before(async () => {
-  world = await startClientsWorld();
-  owner = await insertUser(world.system.stores.db.knex);
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const { world, owner } = setUpClientsWorld(test);
 
 const patch = (clientId: string, body: unknown, token = owner.apiKey) =>
   world.call('PATCH', `/v2/oauth-clients/${clientId}`, { token, body });

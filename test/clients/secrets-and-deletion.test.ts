@@ -1,22 +1,13 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import test from 'ava';
 import { buildScene, insertUser, type TestUser } from '../api/helpers/fixtures.ts';
-import { type ClientsWorld, createClient, startClientsWorld } from './helpers.ts';
+import { createClient, setUpClientsWorld } from './helpers.ts';
 
 // The client-secret state table, the secret limits and their exact messages, and who may delete a
 // client (docs/oauth-clients.md). A secret is checked for real through the deprecated managed-user
 // endpoint, which authenticates with `x-svc-secret-key` against the client's active secrets.
 
-let world: ClientsWorld;
-let owner: TestUser;
-
-test.before(async () => {
-  world = await startClientsWorld();
-  owner = await insertUser(world.system.stores.db.knex);
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const { world, owner } = setUpClientsWorld(test);
 
 const secretWorks = async (clientId: string, secret: string) =>
   (

@@ -1,19 +1,9 @@
 import test from 'ava';
-import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
-import { type ClientsWorld, createClient, startClientsWorld, validClient } from './helpers.ts';
+import { createClient, setUpClientsWorld, validClient } from './helpers.ts';
 
 // Validation of client inputs: 400 with details naming each failing field, never 500.
 
-let world: ClientsWorld;
-let owner: TestUser;
-
-test.before(async () => {
-  world = await startClientsWorld();
-  owner = await insertUser(world.system.stores.db.knex);
-});
-test.after.always(async () => {
-  await world?.close();
-});
+const { world, owner } = setUpClientsWorld(test);
 
 const create = (body: unknown) => world.call('POST', '/v2/oauth-clients', { token: owner.apiKey, body });
 

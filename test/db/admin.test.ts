@@ -3,17 +3,10 @@ import { findActiveApiKeyByHash, listApiKeys } from '@sched/db/queries/api-keys'
 import { createUser, findUserByEmail, findUserById, verifyUserPassword } from '@sched/db/queries/users';
 import { sha256Hex } from '@sched/kit/secrets';
 import test from 'ava';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 test('ensureServiceAdmin creates a verified service administrator with a working key', async (t) => {
   const result = await ensureServiceAdmin(knex(), {

@@ -8,17 +8,10 @@ import {
 import { createUser } from '@sched/db/queries/users';
 import { sha256Hex } from '@sched/kit/secrets';
 import test from 'ava';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 let sequence = 0;
 const newUser = () => createUser(knex(), { email: `keys${++sequence}@example.com` });

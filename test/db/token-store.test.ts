@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
+  consumedKey,
   grantIndexKey,
   grantMember,
-  RECORD_FIELDS,
   rateKey,
   recordKey,
   TOKEN_TABLES,
@@ -126,9 +126,13 @@ for (const backend of backends) {
     }
   });
 
-  it('model names are restricted to letters, digits and underscores', async (t, store) => {
+  it('model names are restricted to letters, digits and underscores, and not the key spaces', async (t, store) => {
     await t.throwsAsync(() => store.upsert('Access:Token', 'x', {}), { instanceOf: TypeError });
     await t.throwsAsync(() => store.find('', 'x'), { instanceOf: TypeError });
+    // `<prefix>oidc:grant:...`, `uid:`, `userCode:` and `consumed:` hold indexes and marks.
+    for (const reserved of ['grant', 'uid', 'userCode', 'consumed']) {
+      await t.throwsAsync(() => store.find(reserved, 'x'), { instanceOf: TypeError }, reserved);
+    }
   });
 
   it('an expired record is never returned, consumed or found by index', async (t, store) => {
@@ -345,9 +349,11 @@ for (const backend of backends) {
 
     const key = recordKey(prefix, 'AccessToken', id);
     t.is(key, `${prefix}oidc:AccessToken:${id}`);
-    t.is(await client.type(key), 'hash');
-    t.deepEqual(JSON.parse((await client.hget(key, RECORD_FIELDS.payload))!), payload);
-    t.is(await client.hget(key, RECORD_FIELDS.consumed), null);
+    t.is(await client.type(key), 'string');
+    t.deepEqual(JSON.parse((await client.get(key))!), payload);
+    const mark = consumedKey(prefix, 'AccessToken', id);
+    t.is(mark, `${prefix}oidc:consumed:AccessToken:${id}`);
+    t.is(await client.exists(mark), 0, 'no mark until consumed');
     const ttl = await client.ttl(key);
     t.true(ttl > 1790 && ttl <= 1800);
 
@@ -367,8 +373,12 @@ for (const backend of backends) {
     t.is(await client.get(userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH')), id);
 
     await store.consume('AccessToken', id);
-    t.regex((await client.hget(key, RECORD_FIELDS.consumed))!, /^\d{10}$/);
+    t.regex((await client.get(mark))!, /^\d{10}$/);
     t.true((await client.ttl(key)) > 1790, 'consume keeps the TTL');
+    const markTtl = await client.ttl(mark);
+    t.true(markTtl > 1790 && markTtl <= 1800, 'the mark expires with the record');
+    await store.destroy('AccessToken', id);
+    t.is(await client.exists(key, mark), 0, 'destroy deletes the record and its mark');
 
     const rate = unique('rate');
     await store.hit(rate, 60);

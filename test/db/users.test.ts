@@ -12,17 +12,10 @@ import {
 import { ConflictError } from '@sched/kit/errors';
 import { verifyPassword } from '@sched/kit/passwords';
 import test from 'ava';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 let sequence = 0;
 const email = (name = 'user') => `${name}${++sequence}@Example.com`;

@@ -15,16 +15,16 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
 import { launchChromium, type OpenPage, openPage } from '../support/browser.ts';
 import { createTestUser, type TestClient, tokenRequest } from '../support/oauth.ts';
-import { startSmtpServer } from '../support/smtp.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpSmtpServer } from '../support/smtp.ts';
+import { setUpTestSystem } from '../support/system.ts';
 import { createEmbedClient, EMBED_PATH, embedUrl } from './helpers.ts';
 
 const SHOTS = new URL('../../test-results/embed-flow/', import.meta.url);
 const SCOPE = ['PROFILE_READ', 'EVENT_TYPE_READ'];
 const FRAME_TITLE = 'Sign in to Scheduling and authorize access';
 
-let system: TestSystem;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+const smtp = setUpSmtpServer(test);
+const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
 let site: RunningExample;
 let otherSite: RunningExample;
 let client: TestClient;
@@ -34,8 +34,6 @@ let seq = 0;
 test.before(async () => {
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
-  smtp = await startSmtpServer();
-  system = await startTestSystem({ SMTP_URL: smtp.url });
   const siteOptions = {
     port: 0,
     bind: 'localhost',
@@ -56,8 +54,6 @@ test.after.always(async () => {
   await browser?.close();
   await site?.close();
   await otherSite?.close();
-  await system?.close();
-  await smtp?.close();
 });
 
 interface Session extends OpenPage {

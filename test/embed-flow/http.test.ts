@@ -13,8 +13,8 @@ import {
   type TestClient,
   tokenRequest,
 } from '../support/oauth.ts';
-import { startSmtpServer } from '../support/smtp.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpSmtpServer } from '../support/smtp.ts';
+import { setUpTestSystem } from '../support/system.ts';
 import {
   bodyData,
   createEmbedClient,
@@ -32,21 +32,15 @@ import {
 const PARENT = 'http://127.0.0.1:4555';
 const OTHER_ORIGIN = 'http://127.0.0.1:4556';
 
-let system: TestSystem;
-let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+const smtp = setUpSmtpServer(test);
+const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
 let client: TestClient;
 let seq = 0;
 
 test.before(async () => {
-  smtp = await startSmtpServer();
-  system = await startTestSystem({ SMTP_URL: smtp.url });
   client = await createEmbedClient(system.stores.db.knex, PARENT, {
     redirectUris: [`${PARENT}/callback`, 'https://acme.example/oauth/done'],
   });
-});
-test.after.always(async () => {
-  await system?.close();
-  await smtp?.close();
 });
 
 const unique = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;

@@ -1,21 +1,17 @@
 import test from 'ava';
 import { FlowBrowser, formOf, pkcePair, type TestClient } from '../support/oauth.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
 import { bodyData, createEmbedClient, embedUrl, pageMessage, postForm } from './helpers.ts';
 
 // The sign-up limit (20 accounts per hour per IP address) applies to sign-ups in the embed, and its
 // 429 is shown in the frame and reported as SIGNUP_FAILED. A file of its own: it uses up the limit.
 
 const PARENT = 'http://127.0.0.1:4557';
-let system: TestSystem;
+const system = setUpTestSystem(test);
 let client: TestClient;
 
 test.before(async () => {
-  system = await startTestSystem();
   client = await createEmbedClient(system.stores.db.knex, PARENT);
-});
-test.after.always(async () => {
-  await system?.close();
 });
 
 test('the 21st sign-up from one address within the hour: 429 with Retry-After, in the frame', async (t) => {

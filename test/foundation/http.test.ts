@@ -1,14 +1,8 @@
 import { request } from 'node:http';
 import test from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
 
-let system: TestSystem;
-test.before(async () => {
-  system = await startTestSystem();
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const system = setUpTestSystem(test);
 
 interface ErrorBody {
   status: string;

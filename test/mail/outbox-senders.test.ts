@@ -1,22 +1,15 @@
 import test from 'ava';
-import { insertMembership, insertOrganization, insertUser } from '../api/helpers/fixtures.ts';
+import { inviteToNewOrganization } from './invite.ts';
 import { authorizeUrl, createTestClient, FlowBrowser } from '../support/oauth.ts';
 import { freePort } from '../support/process.ts';
-import { type TestSystem, startTestSystem } from '../support/system.ts';
+import { setUpTestSystem } from '../support/system.ts';
 
 // Every e-mail goes through the outbox, so an SMTP outage loses none: the verification mail of a
 // sign-up and a membership invitation are kept, unsent, for the outbox worker to retry.
 
-let system: TestSystem;
+// Nothing listens on this port: every send is refused at once.
+const system = setUpTestSystem(test, async () => ({ SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }));
 const knex = () => system.stores.db.knex;
-
-test.before(async () => {
-  // Nothing listens on this port: every send is refused at once.
-  system = await startTestSystem({ SMTP_URL: `smtp://127.0.0.1:${await freePort()}` });
-});
-test.after.always(async () => {
-  await system?.close();
-});
 
 const outboxFor = (recipient: string) =>
   knex()('mail_outbox')
@@ -56,16 +49,8 @@ test('a sign-up while SMTP is down keeps its verification mail in the outbox for
 });
 
 test('an invitation while SMTP is down is created and its mail kept in the outbox', async (t) => {
-  const owner = await insertUser(knex());
-  const organizationId = await insertOrganization(knex());
-  await insertMembership(knex(), { userId: owner.id, organizationId, role: 'OWNER', accepted: true });
-  const email = `invitee-${Date.now()}@example.test`;
-  const response = await fetch(`${system.url}/v2/organizations/${organizationId}/memberships`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ email, role: 'member' }),
-  });
-  t.is(response.status, 201);
+  const { status, email } = await inviteToNewOrganization(knex(), system.url);
+  t.is(status, 201);
   const [queued] = await outboxFor(email);
   t.regex(queued?.subject ?? '', /You are invited to join the organization/);
   t.is(queued?.sent_at, null);

@@ -7,7 +7,7 @@ import type { MailDeps } from '@sched/runtime/mail-delivery';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import test from 'ava';
 import { commands } from '../../services/launcher/src/commands.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 import { startSmtpServer } from '../support/smtp.ts';
 import { startTestSystem } from '../support/system.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
@@ -16,13 +16,7 @@ import { startTcpProxy } from '../support/tcp-proxy.ts';
 // bounded attempts (then failed, logged, listed by the CLI); several workers never send one message
 // twice; stop() drains; and the running system starts the worker by itself.
 
-let database: TestDatabase;
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
+const database = setUpTestDatabase(test);
 
 const fast = { maxAttempts: 5, baseDelaySeconds: 1, maxDelaySeconds: 1 };
 

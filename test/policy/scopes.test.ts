@@ -211,12 +211,14 @@ const checkCases: CheckCase[] = [
     reason: 'legacy_token',
   },
   {
+    // Contract section 7: endpoints naming no scope are not reachable with OAuth tokens, legacy ones too.
     name: 'legacy token on an endpoint naming no scope',
     required: undefined,
     granted: ['READ_BOOKING'],
     legacy: true,
-    allowed: true,
-    reason: 'legacy_token',
+    allowed: false,
+    reason: 'endpoint_has_no_scope',
+    message: NO_SCOPE_ENDPOINT_MESSAGE,
   },
   {
     name: 'legacy token with unrelated new scopes',

@@ -1,26 +1,14 @@
 // GET/PATCH/DELETE /v2/me/booking-limits over HTTP (api-v2 "User booking limits", contract §8).
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
-import { addMembership, makeOrganization, makeTeam, makeUser } from './fixtures.ts';
-import { client } from './http.ts';
+import { addMembership, makeOrganization, makeOrganizationMember, makeTeam, makeUser } from './fixtures.ts';
+import { setUpSchedulingApi } from './http.ts';
 
-let system: TestSystem;
-let call: ReturnType<typeof client>;
-const knex = () => system.stores.db.knex;
-
-test.before(async () => {
-  system = await startTestSystem();
-  call = client(system.url);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const { call, knex } = setUpSchedulingApi(test);
 
 /** A user with an accepted organization membership, and their API key. */
 async function orgMember(): Promise<{ userId: number; key: string }> {
-  const user = await makeUser(knex());
-  await addMembership(knex(), user.id, { organizationId: await makeOrganization(knex()) });
+  const user = await makeOrganizationMember(knex());
   return { userId: user.id, key: (await createApiKey(knex(), user.id)).plain };
 }
 

@@ -4,7 +4,7 @@
 import { AppError } from '@sched/kit/errors';
 import test from 'ava';
 import { createBooking } from '../../services/api/src/scheduling/booking-service.ts';
-import { createTestDatabase, databaseBackends, type TestDatabase } from '../support/database.ts';
+import { databaseBackends, setUpTestDatabase, type TestDatabase } from '../support/database.ts';
 import {
   addMembership,
   attendee,
@@ -48,13 +48,7 @@ const distinctStarts = (day: string) =>
   Array.from({ length: ATTEMPTS }, (_, i) => new Date(Date.parse(`${day}T06:00:00Z`) + i * 15 * MINUTE));
 
 for (const backend of databaseBackends()) {
-  let database: TestDatabase;
-  test.serial.before(async () => {
-    database = await createTestDatabase({ backend });
-  });
-  test.serial.after.always(async () => {
-    await database?.drop();
-  });
+  const database = setUpTestDatabase(test, { backend });
 
   for (const limit of [1, 7]) {
     test.serial(

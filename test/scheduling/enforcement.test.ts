@@ -10,7 +10,7 @@ import {
   createBooking,
   rescheduleBooking,
 } from '../../services/api/src/scheduling/booking-service.ts';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 import {
   addMembership,
   attendee,
@@ -24,15 +24,8 @@ import {
   teamEventType,
 } from './fixtures.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 const book = (eventType: EventType, start: Date | string) =>
   createBooking(knex(), {

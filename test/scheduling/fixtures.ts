@@ -58,6 +58,16 @@ export async function addMembership(
   });
 }
 
+/** A user with an accepted organization membership (what booking limits require). */
+export async function makeOrganizationMember(
+  knex: Knex,
+  options: Parameters<typeof makeUser>[1] = {},
+): Promise<User> {
+  const user = await makeUser(knex, options);
+  await addMembership(knex, user.id, { organizationId: await makeOrganization(knex) });
+  return user;
+}
+
 /** Every day, all day: availability never gets in the way of limit tests. */
 export const ALWAYS: AvailabilityRule[] = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
   weekday,

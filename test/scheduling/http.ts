@@ -1,4 +1,7 @@
 // Small HTTP client for the scheduling tests: JSON in, status + parsed JSON out.
+import type { TestFn } from 'ava';
+import { setUpTestSystem } from '../support/system.ts';
+
 export interface Reply<T = unknown> {
   status: number;
   body: T;
@@ -8,7 +11,8 @@ export interface Reply<T = unknown> {
 // biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
 export type Json = any;
 
-export function client(baseUrl: string) {
+/** The base URL may be a function, for a server a `test.before` hook starts later. */
+export function client(baseUrl: string | (() => string)) {
   return async function call(
     method: string,
     path: string,
@@ -20,7 +24,8 @@ export function client(baseUrl: string) {
     if (options.rawBody !== undefined) body = options.rawBody;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${baseUrl}/v2${path}`, { method, headers, body });
+    const base = typeof baseUrl === 'function' ? baseUrl() : baseUrl;
+    const response = await fetch(`${base}/v2${path}`, { method, headers, body });
     const text = await response.text();
     return {
       status: response.status,
@@ -28,4 +33,10 @@ export function client(baseUrl: string) {
       headers: response.headers,
     };
   };
+}
+
+/** The running system for a scheduling HTTP test file, a `call` client on it and its database. */
+export function setUpSchedulingApi<Context>(test: TestFn<Context>) {
+  const system = setUpTestSystem(test);
+  return { system, call: client(() => system.url), knex: () => system.stores.db.knex };
 }

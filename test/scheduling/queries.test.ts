@@ -10,17 +10,11 @@ import {
 import { countEventTypeBookings, countHostBookings, listBusy } from '@sched/db/queries/bookings';
 import { getDefaultSchedule, getHostProfiles } from '@sched/db/queries/schedules';
 import test from 'ava';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 import { addMembership, makeOrganization, makeTeam, makeUser, personalEventType } from './fixtures.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 const NONE = { perDay: null, perWeek: null, perMonth: null, perYear: null };
 

@@ -3,29 +3,24 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
 import type { User } from '@sched/db/queries/users';
 import test from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
-import { addMembership, makeOrganization, makeTeam, makeUser, setAvailability } from './fixtures.ts';
-import { client, type Json } from './http.ts';
+import {
+  addMembership,
+  makeOrganization,
+  makeOrganizationMember,
+  makeTeam,
+  makeUser,
+  setAvailability,
+} from './fixtures.ts';
+import { type Json, setUpSchedulingApi } from './http.ts';
 
-let system: TestSystem;
-let call: ReturnType<typeof client>;
-const knex = () => system.stores.db.knex;
-
-test.before(async () => {
-  system = await startTestSystem();
-  call = client(system.url);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const { call, knex } = setUpSchedulingApi(test);
 
 let slugs = 0;
 const slug = () => `meeting-${++slugs}`;
 
 /** An organization member (so they may set limits) with an API key. */
 async function host(options: Parameters<typeof makeUser>[1] = {}): Promise<{ user: User; key: string }> {
-  const user = await makeUser(knex(), options);
-  await addMembership(knex(), user.id, { organizationId: await makeOrganization(knex()) });
+  const user = await makeOrganizationMember(knex(), options);
   return { user, key: (await createApiKey(knex(), user.id)).plain };
 }
 

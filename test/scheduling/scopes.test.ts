@@ -1,31 +1,16 @@
 // OAuth access tokens on the scheduling routes (contract §7): the scope each route declares, and
 // public booking routes that accept a token without requiring one.
 import test from 'ava';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
-import { addMembership, makeOrganization, makeTeam, makeUser } from './fixtures.ts';
-import { client } from './http.ts';
+import { addMembership, makeOrganization, makeOrganizationMember, makeTeam, makeUser } from './fixtures.ts';
+import { setUpSchedulingApi } from './http.ts';
 
-let system: TestSystem;
-let call: ReturnType<typeof client>;
-const knex = () => system.stores.db.knex;
-
-test.before(async () => {
-  system = await startTestSystem();
-  call = client(system.url);
-});
-test.after.always(async () => {
-  await system?.close();
-});
+const { system, call, knex } = setUpSchedulingApi(test);
 
 const token = (userId: number, scopes: string[], legacy = false) =>
   createTestAccessToken(system.stores, { userId, scopes, legacy });
 
-async function orgMember() {
-  const user = await makeUser(knex());
-  await addMembership(knex(), user.id, { organizationId: await makeOrganization(knex()) });
-  return user;
-}
+const orgMember = () => makeOrganizationMember(knex());
 
 test('booking limits: PROFILE_READ reads, PROFILE_WRITE patches and deletes; neither implies the other', async (t) => {
   const user = await orgMember();

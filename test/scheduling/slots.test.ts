@@ -5,7 +5,7 @@ import { computeSlots } from '../../services/api/src/scheduling/slots.ts';
 import type { EventType } from '@sched/db/queries/event-types';
 import test from 'ava';
 import { DateTime } from 'luxon';
-import { createTestDatabase, type TestDatabase } from '../support/database.ts';
+import { setUpTestDatabase } from '../support/database.ts';
 import {
   addMembership,
   attendee,
@@ -19,14 +19,8 @@ import {
   teamEventType,
 } from './fixtures.ts';
 
-let database: TestDatabase;
+const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
-test.before(async () => {
-  database = await createTestDatabase();
-});
-test.after.always(async () => {
-  await database?.drop();
-});
 
 const slots = async (eventType: EventType, from: string, to: string, now = TEST_NOW) =>
   (await computeSlots(knex(), eventType, { from: Date.parse(from), to: Date.parse(to), now })).map((ms) =>

@@ -9,8 +9,8 @@ import {
   type RedirectResult,
   type TestUser,
 } from '../support/oauth.ts';
-import { startSmtpServer } from '../support/smtp.ts';
-import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { setUpSmtpServer, startSmtpServer } from '../support/smtp.ts';
+import { setUpTestSystem, startTestSystem, type TestSystem } from '../support/system.ts';
 
 export const CLIENTS = '/auth/settings/developer/oauth-clients';
 export const ADMIN = '/auth/admin/oauth-clients';
@@ -40,25 +40,15 @@ export async function startSettingsWorld(): Promise<SettingsWorld> {
  * Returned at once, usable inside the tests; reading it outside a test throws.
  */
 export function worldForThisFile(): SettingsWorld {
-  let current: SettingsWorld | undefined;
-  test.before(async () => {
-    current = await startSettingsWorld();
-  });
-  test.after.always(async () => {
-    await current?.close();
-  });
-  const started = () => {
-    if (!current) throw new Error('the settings world is started by test.before');
-    return current;
-  };
+  const smtp = setUpSmtpServer(test);
+  const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
   return {
-    get system() {
-      return started().system;
+    system,
+    smtp,
+    close: async () => {
+      await system.close();
+      await smtp.close();
     },
-    get smtp() {
-      return started().smtp;
-    },
-    close: () => started().close(),
   };
 }
 

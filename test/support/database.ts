@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type Database, openDatabase } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
+import type { TestFn } from 'ava';
 import knexFactory from 'knex';
+import { setUpForFile } from './read-through.ts';
 
 export interface TestDatabase {
   db: Database;
@@ -55,6 +57,24 @@ export async function createTestDatabase(
       await admin.destroy();
     },
   };
+}
+
+/**
+ * One test database for the whole file: made in `test.before`, dropped in `test.after.always`.
+ * The hook is serial, so before hooks declared after this call find the database ready.
+ * The returned object reads through to it (`database.db.knex` works in tests and later hooks).
+ */
+export function setUpTestDatabase<Context>(
+  test: TestFn<Context>,
+  options: Parameters<typeof createTestDatabase>[0] = {},
+): TestDatabase {
+  return setUpForFile(
+    test,
+    'the test database',
+    () => createTestDatabase(options),
+    (database) => database.drop(),
+    { db: true, url: true, drop: true },
+  );
 }
 
 /** Backends to run a contract suite against: PGlite always, Postgres when DATABASE_URL is set. */

@@ -1,4 +1,6 @@
+import type { TestFn } from 'ava';
 import { type SMTPServerSession, SMTPServer } from 'smtp-server';
+import { setUpForFile } from './read-through.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -55,4 +57,19 @@ export async function startSmtpServer() {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export type TestSmtpServer = Awaited<ReturnType<typeof startSmtpServer>>;
+
+/**
+ * One SMTP server for the whole file, started in a serial `test.before` (so a system set up after
+ * this call can take its URL) and closed in `test.after.always`. The result reads through to it.
+ */
+export function setUpSmtpServer<Context>(test: TestFn<Context>): TestSmtpServer {
+  return setUpForFile(test, 'the SMTP server', startSmtpServer, (smtp) => smtp.close(), {
+    url: true,
+    received: true,
+    waitFor: true,
+    close: true,
+  });
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { composeSystem } from '@sched/launcher/compose';
 import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
@@ -5,8 +8,10 @@ import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import { type Config, loadConfig } from '@sched/kit/config';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
+import type { TestFn } from 'ava';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { freePort } from './process.ts';
+import { setUpForFile } from './read-through.ts';
 import { createTestRedis, type TestRedis } from './redis.ts';
 
 export interface TestSystem {
@@ -40,8 +45,12 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
   };
   // A fixed port known before start, so the issuer and page URLs are the real ones.
   const port = await freePort();
+  // Its own data folder (mail written as .eml files when no SMTP_URL is given), removed on close,
+  // so test runs leave nothing in the checkout's ./.data.
+  const dataDir = await mkdtemp(join(tmpdir(), 'sched-test-system-'));
   const config = loadConfig({
     LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
     PORT: String(port),
     APP_URL: `http://127.0.0.1:${port}`,
     COOKIE_KEYS: 'test-cookie-key-0123456789abcdefghijklmnop',
@@ -70,6 +79,34 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
       await server.close();
       await redis?.drop();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One running system for the whole file: started in `test.before` (with `env` added to its
+ * configuration), closed in `test.after.always`. The hook is serial, so before hooks declared after
+ * this call find the system running. The returned object reads through to it (`system.url`).
+ * `env` may be a function, for values known only in the hook (an SMTP server's URL, a free port).
+ */
+export function setUpTestSystem<Context>(
+  test: TestFn<Context>,
+  env: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>) = {},
+): TestSystem {
+  return setUpForFile(
+    test,
+    'the test system',
+    async () => startTestSystem(typeof env === 'function' ? await env() : env),
+    (system) => system.close(),
+    {
+      url: true,
+      config: true,
+      stores: true,
+      database: true,
+      redis: true,
+      server: true,
+      close: true,
+    },
+  );
 }

@@ -87,9 +87,15 @@ export async function createClient(
   return created;
 }
 
-/** Clients the actor owns and those of organizations where they have an accepted membership. */
-export const listClients = (deps: Runtime, actor: Actor): Promise<OAuthClient[]> =>
-  listClientsVisibleTo(deps.stores.db.knex, actor.userId);
+/**
+ * Clients the actor owns and those of organizations where they have an accepted membership, newest
+ * first; all of them, or one page.
+ */
+export const listClients = (
+  deps: Runtime,
+  actor: Actor,
+  page?: { skip: number; take: number },
+): Promise<OAuthClient[]> => listClientsVisibleTo(deps.stores.db.knex, actor.userId, page);
 
 export const getClient = (deps: Runtime, actor: Actor, clientId: string): Promise<OAuthClient> =>
   clientFor(deps.stores.db.knex, actor, clientId, 'view');

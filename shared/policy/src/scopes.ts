@@ -126,17 +126,18 @@ export function insufficientScopeMessage(missing: readonly string[], tokenScopes
 }
 
 /**
- * Scope check for an OAuth access token. Legacy tokens are never checked (api-v2 "Scope
- * enforcement" 4). Otherwise a declared scope must be satisfied; an endpoint declaring none refuses
- * every non-legacy token (rule 5). `legacy` comes from the token record (set at issue time), so a
- * token issued before its client migrated stays unchecked until the user re-authorizes.
+ * Scope check for an OAuth access token. An endpoint declaring no scope refuses every OAuth token,
+ * legacy ones included (api-v2 "Scope enforcement" 5; contract section 7: org roles and
+ * permissions, API keys, OAuth-client management and admin are "not reachable with OAuth tokens").
+ * Otherwise legacy tokens are not checked (rule 4) and a declared scope must be satisfied.
+ * `legacy` comes from the token record (set at issue time), so a token issued before its client
+ * migrated stays unchecked until the user re-authorizes.
  */
 export function checkTokenScopes(input: {
   requiredScopes: ScopeRequirement;
   grantedScopes: readonly string[];
   legacy: boolean;
 }): ScopeCheck {
-  if (input.legacy) return { allowed: true, reason: 'legacy_token', matched: null };
   const required: readonly Scope[] =
     input.requiredScopes == null
       ? []
@@ -151,6 +152,7 @@ export function checkTokenScopes(input: {
       message: NO_SCOPE_ENDPOINT_MESSAGE,
     };
   }
+  if (input.legacy) return { allowed: true, reason: 'legacy_token', matched: null };
   const matched = required.find((r) => hasScope(input.grantedScopes, r));
   if (matched !== undefined) return { allowed: true, reason: 'scope_granted', matched };
   return {

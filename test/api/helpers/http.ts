@@ -1,3 +1,6 @@
+import type { TestFn } from 'ava';
+import { setUpTestSystem } from '../../support/system.ts';
+
 /** Response bodies are read loosely in tests (`response.body.error.message`). */
 // biome-ignore lint/suspicious/noExplicitAny: test code reads JSON bodies without declaring each shape
 export type Json = any;
@@ -15,8 +18,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A tiny client of the API under test: `call('GET', '/v2/me', { token })`. */
-export function apiClient(baseUrl: string) {
+/**
+ * A tiny client of the API under test: `call('GET', '/v2/me', { token })`. The base URL may be a
+ * function, for a server a `test.before` hook starts later.
+ */
+export function apiClient(baseUrl: string | (() => string)) {
   return async function call<T = Json>(
     method: string,
     path: string,
@@ -29,7 +35,8 @@ export function apiClient(baseUrl: string) {
       headers['content-type'] ??= 'application/json';
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const base = typeof baseUrl === 'function' ? baseUrl() : baseUrl;
+    const response = await fetch(`${base}${path}`, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -42,6 +49,12 @@ export function apiClient(baseUrl: string) {
 }
 
 export type Call = ReturnType<typeof apiClient>;
+
+/** The running system for an API test file (see setUpTestSystem), a `call` client on it, its knex. */
+export function setUpApiSystem<Context>(test: TestFn<Context>, env?: Parameters<typeof setUpTestSystem>[1]) {
+  const system = setUpTestSystem(test, env);
+  return { system, call: apiClient(() => system.url), knex: () => system.stores.db.knex };
+}
 
 /** Runs tasks with at most `limit` at a time; results in order. */
 export async function pool<T, R>(

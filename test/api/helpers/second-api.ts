@@ -7,7 +7,9 @@ import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
 import { createLogger } from '@sched/kit/logger';
 import type { Mailer } from '@sched/kit/mailer';
+import type { TestFn } from 'ava';
 import { Redis } from 'ioredis';
+import { setUpForFile } from '../../support/read-through.ts';
 import type { TestSystem } from '../../support/system.ts';
 
 export interface SecondApi {
@@ -81,4 +83,44 @@ export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
       await ownDb?.close();
     },
   };
+}
+
+export interface ProbeApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An API app serving only `routes` (a test's own declarations) on the system's stores, on a port
+ * of its own, for the file: started after the system's hook, closed after the tests.
+ */
+export function setUpProbeApi<Context>(
+  test: TestFn<Context>,
+  system: TestSystem,
+  routes: Parameters<typeof createApiApp>[1],
+): ProbeApi {
+  return setUpForFile(
+    test,
+    'the probe API',
+    async () => {
+      const app = createApiApp(
+        {
+          config: { ...system.config, cookieKeys: ['x'.repeat(32)] },
+          logger: createLogger({ level: 'silent' }),
+          stores: system.stores,
+          mailer: { send: async () => {}, close: () => {} },
+          close: async () => {},
+        },
+        routes,
+      );
+      const server = createServer(app.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return {
+        url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      };
+    },
+    (probe) => probe.close(),
+    { url: true, close: true },
+  );
 }

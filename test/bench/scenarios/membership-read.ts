@@ -10,7 +10,7 @@ import {
   wrkAvailable,
 } from '../load.ts';
 import { printRatio } from '../measure.ts';
-import type { ReadyMessage, StatsMessage } from '../servers/membership-read.ts';
+import type { ReadyMessage, ServerKey, StatsMessage } from '../servers/membership-read.ts';
 
 /**
  * Issue 4: an authorized GET of a team membership with an OAuth token (scope TEAM_MEMBERSHIP_READ
@@ -27,13 +27,15 @@ import type { ReadyMessage, StatsMessage } from '../servers/membership-read.ts';
  * - two generators, autocannon and wrk (when installed), each against the authorized GET, the bare
  *   handler and the API app's 404 (its HTTP stack alone), in alternating order over BENCH_ROUNDS
  *   rounds (default 3) of BENCH_DURATION seconds (default 5); medians by requests/s;
+ * - BENCH_LAYERS=1 adds one target per layer between the two (kit middleware; the API app's router
+ *   and mount on a public route; plus the token-store read and scope check), to see what each costs;
  * - per target, from the server process: CPU microseconds per request (a cost that depends little
  *   on the load generator and on other load), the share of time its event loop was busy (near
  *   100%: the server was the bottleneck; well below: the generator was), and JS heap bytes
  *   allocated per request.
  */
 
-type TargetKey = 'api' | 'bare' | 'constant' | 'notFound';
+type TargetKey = 'api' | 'bare' | 'constant' | 'notFound' | 'kit' | 'route' | 'token';
 
 interface Row extends LoadResult {
   target: TargetKey;
@@ -42,13 +44,17 @@ interface Row extends LoadResult {
   allocatedKbPerRequest: number;
 }
 
-const ALL_TARGETS: readonly TargetKey[] = ['api', 'bare', 'constant', 'notFound'];
+const MAIN_TARGETS: readonly TargetKey[] = ['api', 'bare', 'constant', 'notFound'];
+const LAYER_TARGETS: readonly TargetKey[] = ['kit', 'route', 'token'];
 /** Which server process counter answers a target. */
-const SERVER_OF: Record<TargetKey, 'api' | 'bare'> = {
+const SERVER_OF: Record<TargetKey, ServerKey> = {
   api: 'api',
   bare: 'bare',
   constant: 'bare',
   notFound: 'api',
+  kit: 'kit',
+  route: 'route',
+  token: 'token',
 };
 
 const LABELS: Record<TargetKey, string> = {
@@ -56,6 +62,9 @@ const LABELS: Record<TargetKey, string> = {
   bare: 'bare Koa, same JSON (object body)',
   constant: 'bare Koa, same bytes as a constant string',
   notFound: 'API app, unknown route (404)',
+  kit: 'layer: bare Koa + kit middleware',
+  route: 'layer: API app, public route (router, mount)',
+  token: 'layer: API app, token read + scope check',
 };
 
 function startServers(pinning: Pinning | null): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
@@ -104,7 +113,11 @@ export async function run(): Promise<void> {
       bare: { url: ready.bareUrl, connections, durationSeconds: duration },
       constant: { url: ready.constantUrl, connections, durationSeconds: duration },
       notFound: { url: ready.notFoundUrl, connections, durationSeconds: duration },
+      kit: { url: ready.layerUrls.kit, connections, durationSeconds: duration },
+      route: { url: ready.layerUrls.route, connections, durationSeconds: duration },
+      token: { url: ready.layerUrls.token, headers: ready.headers, connections, durationSeconds: duration },
     };
+    const allTargets = process.env.BENCH_LAYERS === '1' ? [...MAIN_TARGETS, ...LAYER_TARGETS] : MAIN_TARGETS;
     const tools = wrkAvailable() ? (['autocannon', 'wrk'] as const) : (['autocannon'] as const);
     const generate = (tool: 'autocannon' | 'wrk', options: LoadOptions) =>
       tool === 'wrk' ? runWrk(options, pinning) : runAutocannon(options, pinning);
@@ -121,15 +134,14 @@ export async function run(): Promise<void> {
     if (!wrkAvailable()) console.log('wrk not installed (apt-get install -y wrk): autocannon only');
 
     // Warm-up (JIT, caches) of each target, not measured.
-    for (const key of ALL_TARGETS) {
+    for (const key of allTargets) {
       await runAutocannon({ ...targets[key], durationSeconds: 2 }, pinning);
     }
 
     const rows: Row[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const tool of tools) {
-        const order: TargetKey[] =
-          round % 2 === 0 ? ['api', 'bare', 'constant', 'notFound'] : ['bare', 'api', 'notFound', 'constant'];
+        const order: TargetKey[] = round % 2 === 0 ? [...allTargets] : [...allTargets].reverse();
         for (const target of order) {
           const before = await askStats(child);
           const load = await generate(tool, targets[target]);
@@ -152,7 +164,7 @@ export async function run(): Promise<void> {
 
     console.table(
       tools.flatMap((tool) =>
-        ALL_TARGETS.map((target) => {
+        allTargets.map((target) => {
           const row = median(rows.filter((r) => r.tool === tool && r.target === target));
           return {
             tool,

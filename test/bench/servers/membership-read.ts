@@ -2,10 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { performance } from 'node:perf_hooks';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { createApiApp } from '@sched/api/app';
+import { defineRoute } from '@sched/api/routing/route';
 import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import { loadConfig } from '@sched/kit/config';
+import { errorEnvelope } from '@sched/kit/http/error-envelope';
+import { requestContext } from '@sched/kit/http/request-context';
+import { securityHeaders } from '@sched/kit/http/security-headers';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
 import Koa from 'koa';
@@ -45,6 +49,13 @@ export interface ReadyMessage {
   constantUrl: string;
   /** The API app answering an unknown route: its HTTP stack and error rendering alone. */
   notFoundUrl: string;
+  /**
+   * The cost of each layer, one at a time (BENCH_LAYERS=1): `kit`, bare Koa plus the kit's
+   * middleware (request id, metrics, security headers, error envelope); `route`, the API app with
+   * one public route answering the same data (router, mount, validation, envelope); `token`, the
+   * API app with one route that needs an OAuth token with a scope (plus the token-store read).
+   */
+  layerUrls: { kit: string; route: string; token: string };
   headers: Record<string, string>;
   /** The body both servers answer. */
   json: string;
@@ -52,7 +63,7 @@ export interface ReadyMessage {
 
 export interface StatsMessage {
   type: 'stats';
-  requests: { api: number; bare: number };
+  requests: Record<ServerKey, number>;
   /** process.cpuUsage() of this process, microseconds. */
   cpuUs: number;
   /** performance.eventLoopUtilization() totals (ms), to compute the share of time the loop was busy. */
@@ -93,9 +104,17 @@ const config = loadConfig({
   COOKIE_KEYS: 'bench-cookie-key-0123456789abcdefghijklmnop',
 });
 const logger = createLogger({ level: config.logLevel });
-const counts = { api: 0, bare: 0 };
+const runtime = {
+  config: { ...config, cookieKeys: config.cookieKeys ?? [] },
+  logger,
+  stores,
+  mailer: { send: async () => {}, close: () => {} },
+  close: async () => {},
+};
+export type ServerKey = 'api' | 'bare' | 'kit' | 'route' | 'token';
+const counts: Record<ServerKey, number> = { api: 0, bare: 0, kit: 0, route: 0, token: 0 };
 const counted =
-  (key: keyof typeof counts, handler: (req: IncomingMessage, res: ServerResponse) => void) =>
+  (key: ServerKey, handler: (req: IncomingMessage, res: ServerResponse) => void) =>
   (req: IncomingMessage, res: ServerResponse) => {
     counts[key]++;
     handler(req, res);
@@ -106,16 +125,7 @@ const api: RunningServer = await startServiceServer({
   port: 0,
   host: '127.0.0.1',
   logger,
-  handler: counted(
-    'api',
-    createApiApp({
-      config: { ...config, cookieKeys: config.cookieKeys ?? [] },
-      logger,
-      stores,
-      mailer: { send: async () => {}, close: () => {} },
-      close: async () => {},
-    }).callback(),
-  ),
+  handler: counted('api', createApiApp(runtime).callback()),
   checks: [],
   onClose: async () => {},
   shutdownTimeoutMs: 1000,
@@ -159,6 +169,44 @@ if (
   throw new Error('the bare handler does not answer the same JSON as the API');
 }
 
+// The layers, each on a plain server like the bare handler's (see ReadyMessage.layerUrls).
+const data: unknown = (payload as { data: unknown }).data;
+const kitApp = new Koa();
+kitApp.silent = true;
+kitApp.use(requestContext('api', logger));
+kitApp.use(securityHeaders());
+kitApp.use(errorEnvelope());
+kitApp.use((ctx) => {
+  ctx.body = payload;
+});
+const layerRoute = (auth: 'public' | 'user') =>
+  defineRoute({
+    method: 'GET',
+    path: '/layer/:id',
+    summary: `layer probe (${auth})`,
+    tags: ['Bench'],
+    auth,
+    scope: 'TEAM_MEMBERSHIP_READ',
+    handler: async () => ({ data }),
+  });
+const layerServers: Server[] = [];
+async function serveLayer(key: ServerKey, callback: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server = createServer(counted(key, callback));
+  server.keepAliveTimeout = api.server.keepAliveTimeout;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  layerServers.push(server);
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+const layerUrls = {
+  kit: `${await serveLayer('kit', kitApp.callback())}/`,
+  route: `${await serveLayer('route', createApiApp(runtime, [layerRoute('public')]).callback())}/v2/layer/1`,
+  token: `${await serveLayer('token', createApiApp(runtime, [layerRoute('user')]).callback())}/v2/layer/1`,
+};
+for (const url of Object.values(layerUrls)) {
+  const answer = await fetch(url, { headers });
+  if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}`);
+}
+
 const ready: ReadyMessage = {
   type: 'ready',
   backend: `${database.url ? 'Postgres' : 'PGlite'} + ${redis ? 'Redis' : 'SQL token store'}`,
@@ -166,6 +214,7 @@ const ready: ReadyMessage = {
   bareUrl: `http://127.0.0.1:${barePort}/`,
   constantUrl: `http://127.0.0.1:${barePort}/constant`,
   notFoundUrl: `${api.url}/v2/bench-no-such-route`,
+  layerUrls,
   headers,
   json,
 };
@@ -209,8 +258,10 @@ let closing = false;
 async function close(): Promise<void> {
   if (closing) return;
   closing = true;
-  await new Promise<void>((resolve) => bare.close(() => resolve()));
-  bare.closeAllConnections();
+  for (const server of [bare, ...layerServers]) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+  }
   await api.close();
   await redis?.drop().catch(() => {});
   await database.drop();

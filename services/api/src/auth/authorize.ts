@@ -26,7 +26,8 @@ export async function authorizeCredential(
     });
     if (!check.allowed) throw new InsufficientScopeError(check.message);
     if (route.auth === 'api-key' || route.auth === 'admin') {
-      // Only legacy tokens get here (the route names no scope): still not a credential for this.
+      // Unreachable while such routes name no scope (the check above refuses every token then);
+      // kept so that a scope declared on one by mistake cannot open it to OAuth tokens.
       throw new ForbiddenError('This endpoint requires an API key; OAuth access tokens are not accepted');
     }
   }

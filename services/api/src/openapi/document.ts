@@ -75,6 +75,8 @@ const ERROR_RESPONSES: Record<string, string> = {
   '404': 'Unknown id (also a team of another organization)',
 };
 
+const RATE_LIMITED = 'Rate limit of the endpoint reached (`Retry-After` says when to try again)';
+
 function parameters(route: AnyRoute): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [part, where] of [
@@ -139,6 +141,12 @@ function operation(route: AnyRoute): JsonSchema {
     if (code === '401' && route.auth === 'public') continue;
     responses[code] = { $ref: `#/components/responses/E${code}`, description: text };
   }
+  if (route.rateLimit) {
+    responses['429'] = {
+      $ref: '#/components/responses/E429',
+      description: `More than ${route.rateLimit.max} in ${route.rateLimit.windowSeconds} s per caller (\`Retry-After\`)`,
+    };
+  }
   return {
     operationId: `${route.method.toLowerCase()}${openApiPath(route.path).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
@@ -159,6 +167,9 @@ function operation(route: AnyRoute): JsonSchema {
     'x-auth': route.auth,
     'x-scope': scopes.length > 0 ? scopes : null,
     'x-access': route.access ?? null,
+    'x-rate-limit': route.rateLimit
+      ? { max: route.rateLimit.max, windowSeconds: route.rateLimit.windowSeconds }
+      : null,
   };
 }
 
@@ -221,7 +232,7 @@ export function buildOpenApiDocument(
       },
       schemas: { Error: errorSchema },
       responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([code, text]) => [
+        Object.entries({ ...ERROR_RESPONSES, '429': RATE_LIMITED }).map(([code, text]) => [
           `E${code}`,
           {
             description: text,

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { authorizeAccess, authorizeCredential } from '../auth/authorize.ts';
+import { enforceRouteLimit } from '../auth/rate-limit.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { UserCaller } from './caller.ts';
 import type { AnyRoute } from './route.ts';
@@ -20,8 +21,9 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  *    token-store round trip;
  * 3. credential rules: token scopes, API-key-only routes, service admin;
  * 4. validate params, query and body (400 with details);
- * 5. access: 404 for an unknown organization / team, 403 from roles and PBAC;
- * 6. handler -> envelope.
+ * 5. the route's rate limit, per caller (429): valid requests of a known caller count;
+ * 6. access: 404 for an unknown organization / team, 403 from roles and PBAC;
+ * 7. handler -> envelope.
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
@@ -48,6 +50,7 @@ export function mountRoutes(
         // No query string: nothing to parse (ctx.query would run the parser on '').
         const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
         const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
+        if (route.rateLimit) await enforceRouteLimit(route.rateLimit, caller, ctx, deps);
         const access = target
           ? await authorizeAccess(route, caller as UserCaller, target, versions, control)
           : undefined;

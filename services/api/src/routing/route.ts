@@ -1,5 +1,6 @@
 import type { AccessRequirement } from '@sched/policy/access';
 import type { ScopeRequirement } from '@sched/policy/scopes';
+import type { Limit } from '@sched/runtime/rate-limit';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -43,7 +44,7 @@ export interface RouteDefinition<
   auth: A;
   /**
    * Scope an OAuth access token needs (one, or alternatives of which any one suffices). Absent or
-   * null: the endpoint is not reachable with non-legacy OAuth tokens. Ignored for API keys.
+   * null: the endpoint is not reachable with OAuth tokens, legacy ones included. Ignored for API keys.
    */
   scope?: ScopeRequirement;
   /**
@@ -53,6 +54,12 @@ export interface RouteDefinition<
    * team of another organization) and 403 when `decideAccess` refuses, before the handler runs.
    */
   access?: AccessRequirement;
+  /**
+   * Requests allowed per caller (user, client on client-secret routes, IP address when anonymous)
+   * and window; over it, 429 with Retry-After. `name` keys the counter, `what` ends the message
+   * ("Too many <what>. Try again in ...").
+   */
+  rateLimit?: RouteRateLimit;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -65,6 +72,11 @@ export interface RouteDefinition<
    */
   versionKeys?: (params: Record<string, string | undefined>, cache: RouteCache) => readonly string[];
   handler: (input: HandlerInput<P, Q, B, A>) => Promise<HandlerResult>;
+}
+
+export interface RouteRateLimit extends Limit {
+  name: string;
+  what: string;
 }
 
 export interface HandlerInput<P, Q, B, A extends Authentication> {

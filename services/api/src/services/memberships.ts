@@ -1,3 +1,4 @@
+import { enforceLimit } from '@sched/runtime/rate-limit';
 import { accessVersionKey } from '@sched/db/queries/access-facts';
 import {
   countAcceptedOwners,
@@ -137,6 +138,9 @@ export async function getMembershipCached(
   return membership;
 }
 
+/** Invitation e-mails per inviter (API key or token alike). */
+export const INVITATIONS_LIMIT = { max: 100, windowSeconds: 3600 } as const;
+
 export type NewMembershipInput =
   | { userId: number; role: Role; accepted?: boolean | undefined }
   | { email: string; role: Role };
@@ -179,6 +183,15 @@ export async function addMembership(
         [{ field, message: 'not a member of the organization' }],
       );
     }
+  }
+  // Each invitation e-mails an address the caller chose: bounded per inviter, before anything is made.
+  if (invite) {
+    await enforceLimit(
+      deps.stores.tokenStore,
+      `api:invitations:user:${caller.userId}`,
+      INVITATIONS_LIMIT,
+      'invitations sent',
+    );
   }
   if (!user) user = await createInvitedUser(deps, (input as { email: string }).email);
   const membership = await createMembership(knex, {

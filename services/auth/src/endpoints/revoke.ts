@@ -1,7 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import { enforceLimit, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { enforceLimit } from '@sched/runtime/rate-limit';
+import { LIMITS, rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { authenticateClient, basicChallenge } from './client-auth.ts';

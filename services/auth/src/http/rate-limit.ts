@@ -1,11 +1,6 @@
 import type { TokenStore } from '@sched/db/token-store/types';
-import { RateLimitedError } from '@sched/kit/errors';
 import { sha256Hex } from '@sched/kit/secrets';
-
-export interface Limit {
-  max: number;
-  windowSeconds: number;
-}
+import { type Limit, rateLimited } from '@sched/runtime/rate-limit';
 
 /**
  * Limits kept in the token store (Redis, or the database when embedded), so every replica counts
@@ -38,29 +33,10 @@ export const rateKeys = {
 /** Token-store model of sign-in locks: id = SHA-256 of the counter key, expiring with the window. */
 export const LOCK_MODEL = 'SignInLock';
 
-function describeWait(seconds: number): string {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  return `${Math.ceil(seconds / 60)} minutes`;
-}
-
-const limited = (seconds: number, what: string) =>
-  new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`);
-
-/** Counts one request; throws RateLimitedError (429 with Retry-After) once over the limit. */
-export async function enforceLimit(
-  store: TokenStore,
-  key: string,
-  limit: Limit,
-  what: string,
-): Promise<void> {
-  const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
-  if (count > limit.max) throw limited(resetInSeconds, what);
-}
-
 /** Throws RateLimitedError while `key` is locked by too many failures. */
 export async function assertNotLocked(store: TokenStore, key: string, what: string): Promise<void> {
   const lock = await store.find<{ until: number }>(LOCK_MODEL, sha256Hex(key));
-  if (lock) throw limited(Math.max(1, Math.ceil(lock.until - Date.now() / 1000)), what);
+  if (lock) throw rateLimited(Math.max(1, Math.ceil(lock.until - Date.now() / 1000)), what);
 }
 
 /** Counts one failure; the one that reaches the limit locks `key` for the rest of the window. */

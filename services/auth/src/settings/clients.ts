@@ -1,13 +1,9 @@
-import { createClient, deleteClient, getClient, updateClient } from '@sched/clients/operations';
+import { createClient, deleteClient, getClient, listClients, updateClient } from '@sched/clients/operations';
 import { presentClients, presentOne, presentSecret } from '@sched/clients/present';
 import { clientFor, rightsOn } from '@sched/clients/rights';
 import { listSecrets } from '@sched/clients/secrets';
 import { clientIdParams } from '@sched/clients/schemas';
-import {
-  listClientsVisibleTo,
-  organizationNames,
-  organizationsAdministeredBy,
-} from '@sched/db/queries/oauth-client-management';
+import { organizationNames, organizationsAdministeredBy } from '@sched/db/queries/oauth-client-management';
 import { AppError, NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
@@ -74,9 +70,8 @@ export const listPage: Handler = async (deps, ctx, signedIn) => {
   const paging = pageOf(ctx);
   const knex = deps.runtime.stores.db.knex;
   const { csrf } = page(deps, ctx, signedIn);
-  // The query behind the library's `listClients` (the API's GET /v2/oauth-clients: own clients and
-  // those of the user's organizations, newest first), one page of it.
-  const rows = await listClientsVisibleTo(knex, signedIn.user.id, {
+  // What the API's GET /v2/oauth-clients lists, one page of it (one more row tells whether a next page exists).
+  const rows = await listClients(deps.runtime, signedIn.actor, {
     skip: paging.skip,
     take: paging.take + 1,
   });

@@ -3,8 +3,9 @@
  * resource API (reader), documented in docs/token-store.md. Change it only together with both.
  *
  * Redis (every key starts with the deployment's prefix, e.g. 'sched:'):
- *   <prefix>oidc:<Model>:<id>              hash { payload: <JSON of the oidc-provider payload>,
- *                                                consumed?: <epoch seconds> }, TTL = the record's
+ *   <prefix>oidc:<Model>:<id>              string: JSON of the oidc-provider payload, TTL = the record's
+ *   <prefix>oidc:consumed:<Model>:<id>     string: epoch seconds it was consumed (only once consumed),
+ *                                          TTL = the record's
  *   <prefix>oidc:grant:<grantId>           sorted set of '<Model>:<id>' members, score = member's
  *                                          expiry in epoch ms ('+inf' = none); key TTL = latest member
  *   <prefix>oidc:uid:<Model>:<uid>         string <id>, TTL = the record's
@@ -16,14 +17,19 @@
  * same 'rate:<key>' / 'ver:<key>' names as Redis, without a prefix.
  */
 
-/** Hash fields of a record key. */
-export const RECORD_FIELDS = { payload: 'payload', consumed: 'consumed' } as const;
-
 /** SQL tables. */
 export const TOKEN_TABLES = { records: 'token_records', counters: 'token_counters' } as const;
 
 export function recordKey(prefix: string, model: string, id: string): string {
   return `${prefix}oidc:${model}:${id}`;
+}
+
+/**
+ * The consumed mark of a record: a key of its own beside the record (not a hash field), so one
+ * `MGET` reads a record, its mark and any version counters in a single command.
+ */
+export function consumedKey(prefix: string, model: string, id: string): string {
+  return `${prefix}oidc:consumed:${model}:${id}`;
 }
 
 /** Member of a grant index: the record key without '<prefix>oidc:'. */
@@ -61,8 +67,8 @@ export function versionKey(prefix: string, key: string): string {
 }
 
 /**
- * Decodes a record hash as read by `HMGET <recordKey> payload consumed` (the one read the
- * resource API needs): undefined when the key is missing.
+ * Decodes a record as read by `MGET <recordKey> <consumedKey>` (the one read the resource API
+ * needs): undefined when the record key is missing.
  */
 export function decodeRecord<P>(
   payload: string | null | undefined,

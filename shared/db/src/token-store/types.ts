@@ -108,9 +108,12 @@ export interface TokenStore {
 
 const MODEL_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
-/** Model names become part of keys: keep them to letters, digits and underscores. */
+/** Names of the Redis key spaces beside the records (`<prefix>oidc:<space>:...`): not models. */
+const RESERVED_NAMES = new Set(['grant', 'uid', 'userCode', 'consumed']);
+
+/** Model names become part of keys: letters, digits and underscores, and none of the key spaces. */
 export function assertModelName(model: string): void {
-  if (!MODEL_NAME.test(model))
+  if (!MODEL_NAME.test(model) || RESERVED_NAMES.has(model))
     throw new TypeError(`invalid token store model name: ${JSON.stringify(model)}`);
 }
 

@@ -9,6 +9,8 @@ export const createApiKeyRoute = defineRoute({
   summary: 'Creates an API key for the caller; the key (svc_...) is in this response only',
   tags: ['API keys'],
   auth: 'api-key',
+  // Permanent credentials: a burst of them is a stolen key at work, not a person.
+  rateLimit: { name: 'api-keys', what: 'API keys created', max: 50, windowSeconds: 3600 },
   response: {
     status: 201,
     description: 'The new key',

@@ -7,6 +7,15 @@ import { bookingBody, cancelBody, listBookingsQuery, rescheduleBody, uidParams }
 
 const TAGS = ['Bookings'];
 
+/** Public endpoints: per IP address when anonymous (a booking form behind one NAT stays well under). */
+const BOOKINGS_LIMIT = { name: 'bookings', what: 'bookings', max: 120, windowSeconds: 60 };
+const BOOKING_CHANGES_LIMIT = {
+  name: 'booking-changes',
+  what: 'booking changes',
+  max: 120,
+  windowSeconds: 60,
+};
+
 export const bookingRoutes = [
   defineRoute({
     method: 'POST',
@@ -16,6 +25,7 @@ export const bookingRoutes = [
     tags: TAGS,
     auth: 'public',
     scope: 'BOOKING_WRITE',
+    rateLimit: BOOKINGS_LIMIT,
     body: bookingBody,
     response: { status: 201, description: 'The booking' },
     handler: async ({ deps, body }) => {
@@ -34,6 +44,7 @@ export const bookingRoutes = [
     tags: TAGS,
     auth: 'public',
     scope: 'BOOKING_WRITE',
+    rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
     body: cancelBody,
     handler: async ({ deps, params, body }) => {
@@ -52,6 +63,7 @@ export const bookingRoutes = [
     tags: TAGS,
     auth: 'public',
     scope: 'BOOKING_WRITE',
+    rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
     body: rescheduleBody,
     response: { status: 201, description: 'The new booking' },

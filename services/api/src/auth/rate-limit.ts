@@ -1,0 +1,31 @@
+import { sha256Hex } from '@sched/kit/secrets';
+import { enforceLimit } from '@sched/runtime/rate-limit';
+import type { Runtime } from '@sched/runtime/runtime';
+import type { Context } from 'koa';
+import type { Caller } from '../routing/caller.ts';
+import type { RouteRateLimit } from '../routing/route.ts';
+
+/**
+ * A route's declared rate limit, counted per caller: the user (API key or OAuth token alike), the
+ * client on client-secret routes, the IP address of an anonymous caller of a public route. The
+ * counters live in the token store, so every API process counts together.
+ */
+export async function enforceRouteLimit(
+  limit: RouteRateLimit,
+  caller: Caller | undefined,
+  ctx: Context,
+  deps: Runtime,
+): Promise<void> {
+  await enforceLimit(
+    deps.stores.tokenStore,
+    `api:${limit.name}:${callerKey(caller, ctx)}`,
+    limit,
+    limit.what,
+  );
+}
+
+function callerKey(caller: Caller | undefined, ctx: Context): string {
+  if (!caller) return `ip:${ctx.ip}`;
+  if (caller.kind === 'client-secret') return `client:${sha256Hex(caller.clientId).slice(0, 32)}`;
+  return `user:${caller.userId}`;
+}
