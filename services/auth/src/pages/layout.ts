@@ -49,6 +49,9 @@ export function pageCsp(options: PageOptions = {}): string {
   ].join('; ');
 }
 
+/** The calendar glyph of the brand mark (the embed component's dialog header shows the same). */
+const BRAND_GLYPH = html`<svg width="14" height="14" viewBox="0 0 24 24" fill="none" focusable="false"><rect x="3.5" y="5" width="17" height="15.5" rx="3" stroke="currentColor" stroke-width="2.2"/><path d="M3.5 10h17M8 3v4M16 3v4" stroke="currentColor" stroke-width="2.2" stroke-linecap="round"/></svg>`;
+
 const dataAttributes = (data: PageOptions['data']): SafeHtml =>
   html`${Object.entries(data ?? {}).map(([name, value]) => html` data-${name}="${value}"`)}`;
 
@@ -67,7 +70,7 @@ ${options.script ? html`<script src="${options.script}" defer></script>` : ''}
 </head>
 <body${options.bodyClass ? html` class="${options.bodyClass}"` : ''}${dataAttributes(options.data)}>
 <main class="card">
-<div class="brand"><span class="brand-mark" aria-hidden="true"></span>Scheduling</div>
+<div class="brand"><span class="brand-mark" aria-hidden="true">${BRAND_GLYPH}</span>Scheduling</div>
 ${body}
 </main>
 <footer>Secured by Scheduling</footer>

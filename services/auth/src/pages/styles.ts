@@ -75,7 +75,7 @@ body {
   padding: 32px;
 }
 .brand { display: flex; align-items: center; gap: 8px; font-weight: 600; margin-bottom: 24px; color: var(--muted); }
-.brand-mark { width: 22px; height: 22px; border-radius: 6px; background: var(--brand); display: inline-block; }
+.brand-mark { width: 22px; height: 22px; border-radius: 6px; background: var(--brand); color: var(--brand-text); display: inline-flex; align-items: center; justify-content: center; }
 h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em; }
 .lead { color: var(--muted); margin: 0 0 24px; }
 .lead strong { color: var(--text); font-weight: 600; }
