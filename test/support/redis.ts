@@ -14,7 +14,7 @@ export interface TestRedis {
 export async function createTestRedis(): Promise<TestRedis | undefined> {
   const url = process.env.REDIS_URL;
   if (!url) return undefined;
-  // The production client options (auto-pipelining among them): tests and benchmarks see what runs.
+  // The production client options: tests and benchmarks see what runs.
   const redis = await openRedis(url, { connectionName: 'test' });
   const prefix = `test:${randomBytes(6).toString('hex')}:`;
   return {

@@ -1,12 +1,13 @@
-import { decodeRecord, versionKey } from '@sched/db/token-store/keys';
+import { consumedKey, decodeRecord, recordKey, versionKey } from '@sched/db/token-store/keys';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createTestRedis } from '../../support/redis.ts';
 
 /**
  * What one token-store read costs the API process in ioredis alone (no HTTP): the read the API
- * does per request (`findWithVersions`: one MGET of the record, its consumed mark and the version
- * keys), beside the two-command read of the hash layout used before 2026-11-23 (HMGET + MGET issued
- * together on the auto-pipelining client) and a Lua script doing that in one call, 50 in flight. The figure is this
+ * does per request (`findWithVersions`: the record, its consumed mark and the version keys, in the
+ * MGET shared by the reads of one event-loop turn), beside one MGET per read (before the batching),
+ * the two-command read of the hash layout used before 2026-11-23 (HMGET + MGET) and a Lua script
+ * doing that in one call, 50 in flight. The figure is this
  * process's CPU microseconds per read: ioredis's cost per command (command object, promise,
  * encoding, reply conversion) is what the resource API's membership-read benchmark cannot get
  * under, whatever the rest of the stack does (services/api/README.md).
@@ -49,8 +50,16 @@ export async function run(): Promise<void> {
       decodeRecord(reply[0] ?? null, reply[1] ?? null) && reply.slice(2).map(Number);
 
     const shapes: Record<string, () => Promise<unknown>> = {
-      'findWithVersions: one MGET, decoded (what the API does)': () =>
+      'findWithVersions: batched MGET per turn, decoded (what the API does)': () =>
         store.findWithVersions('AccessToken', 'bench-token', ['user:5', 'client:c']),
+      'one MGET per read, decoded (before the batching)': async () =>
+        decoded(
+          await redis.mget(
+            recordKey(prefix, 'AccessToken', 'bench-token'),
+            consumedKey(prefix, 'AccessToken', 'bench-token'),
+            ...versionKeys,
+          ),
+        ),
       'hash layout: HMGET + MGET, decoded (before 2026-11-23)': async () => {
         const [[payload = null, consumed = null], versions] = await Promise.all([
           redis.hmget(hashKey, 'payload', 'consumed'),

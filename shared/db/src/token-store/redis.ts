@@ -11,6 +11,8 @@ import {
   userCodeIndexKey,
   versionKey,
 } from './keys.ts';
+import { DecodedRecords } from './decoded-records.ts';
+import { createMgetBatcher } from './mget-batch.ts';
 import {
   assertModelName,
   checkExpiresIn,
@@ -154,9 +156,14 @@ export interface RedisTokenStoreOptions {
 /** The production token store. `close()` ends the given client. */
 export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions): TokenStore {
   const oidcPrefix = `${prefix}oidc:`;
+  // The resource API's reads of concurrent requests share one MGET per turn (mget-batch.ts).
+  const mget = createMgetBatcher(redis);
+  const decodedRecords = new DecodedRecords();
 
   async function find<P extends TokenPayload>(model: string, id: string): Promise<P | undefined> {
     assertModelName(model);
+    // Not batched: the authorization server's reads follow each other within one request, and a
+    // turn's wait per read cost the token endpoint more than the shared command saved.
     const [payload, consumed] = await redis.mget(
       recordKey(prefix, model, id),
       consumedKey(prefix, model, id),
@@ -248,7 +255,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
     async readVersions(keys) {
       if (keys.length === 0) return [];
-      const values = await redis.mget(keys.map((key) => versionKey(prefix, key)));
+      const values = await mget(keys.map((key) => versionKey(prefix, key)));
       return values.map(toVersion);
     },
 
@@ -258,17 +265,16 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       versionKeys: readonly string[],
     ): Promise<RecordWithVersions<P>> {
       assertModelName(model);
-      // One MGET: the record, its consumed mark and the versions in a single command. ioredis's
-      // cost per command is the largest part of the read (npm run bench redis-read: ~15 us of
-      // client CPU for HMGET + MGET, ~6 us for one command).
-      const reply = await redis.mget(
+      // The record, its consumed mark and the versions in one MGET (shared with the other reads
+      // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
+      const reply = await mget([
         recordKey(prefix, model, id),
         consumedKey(prefix, model, id),
         ...versionKeys.map((name) => versionKey(prefix, name)),
-      );
+      ]);
       const versions: number[] = [];
       for (let i = 2; i < reply.length; i++) versions.push(toVersion(reply[i] ?? null));
-      return { record: decodeRecord<P>(reply[0] ?? null, reply[1] ?? null), versions };
+      return { record: decodedRecords.decode<P>(reply[0], reply[1]), versions };
     },
 
     async ping() {

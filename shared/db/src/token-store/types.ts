@@ -51,7 +51,7 @@ export interface RateHit {
 }
 
 export interface RecordWithVersions<P extends TokenPayload = TokenPayload> {
-  record: P | undefined;
+  record: Readonly<P> | undefined;
   /** One entry per requested key, in order; 0 for a key never bumped. */
   versions: number[];
 }
@@ -88,7 +88,10 @@ export interface TokenStore {
   bumpVersion(key: string): Promise<number>;
   /** Current versions, in order; 0 for keys never bumped. */
   readVersions(keys: readonly string[]): Promise<number[]>;
-  /** `find` plus `readVersions` in one round trip to the store. */
+  /**
+   * `find` plus `readVersions` in one round trip to the store (the resource API's read per
+   * request). The record may be shared between calls (Redis keeps parsed records): read-only.
+   */
   findWithVersions<P extends TokenPayload = TokenPayload>(
     model: string,
     id: string,
