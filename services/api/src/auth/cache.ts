@@ -12,6 +12,8 @@ interface Entry<V> {
   value: V;
   versions: readonly number[];
   loadedAt: number;
+  /** Read since it was last passed over for eviction (second-chance order, see `#evictOne`). */
+  used: boolean;
 }
 
 export class VersionedCache<V> {
@@ -32,9 +34,8 @@ export class VersionedCache<V> {
       this.#entries.delete(key);
       return undefined;
     }
-    // Least recently used goes first: move to the end.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    // A flag rather than a move to the end: a hit is the hot path and costs no map reordering.
+    entry.used = true;
     return entry.value;
   }
 
@@ -45,10 +46,21 @@ export class VersionedCache<V> {
 
   set(key: string, value: V, versions: readonly number[]): void {
     this.#entries.delete(key);
-    this.#entries.set(key, { value, versions: [...versions], loadedAt: Date.now() });
-    if (this.#entries.size > this.#max) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
+    // Room first, so the entry being set is never the one evicted.
+    if (this.#entries.size >= this.#max) this.#evictOne();
+    this.#entries.set(key, { value, versions: [...versions], loadedAt: Date.now(), used: false });
+  }
+
+  /**
+   * Second chance: the oldest entry goes unless it was read since it was last passed over; then
+   * it moves to the end with its flag cleared. Entries in use stay, as with an LRU.
+   */
+  #evictOne(): void {
+    for (const [key, entry] of this.#entries) {
+      this.#entries.delete(key);
+      if (!entry.used) return;
+      entry.used = false;
+      this.#entries.set(key, entry);
     }
   }
 
