@@ -1,4 +1,5 @@
 import { createMgetBatcher } from '@sched/db/token-store/mget-batch';
+import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import test from 'ava';
 import { createTestRedis } from '../support/redis.ts';
 
@@ -75,6 +76,30 @@ test('real Redis: a write issued before a batched read in the same turn is seen 
     // And a burst of concurrent reads all see the current value.
     const reads = await Promise.all(Array.from({ length: 50 }, () => mget([key, `${prefix}batch:none`])));
     t.true(reads.every(([value, none]) => value === 'after' && none === null));
+  } finally {
+    await testRedis.drop();
+  }
+});
+
+test('real Redis: access-token records are parsed once and shared frozen; other models stay fresh', async (t) => {
+  const testRedis = await createTestRedis();
+  if (!testRedis) return t.pass('REDIS_URL not set');
+  const store = createRedisTokenStore({ redis: testRedis.redis, prefix: testRedis.prefix });
+  try {
+    const payload = { kind: 'AccessToken', accountId: '7', clientId: 'c', scope: 'PROFILE_READ' };
+    await store.upsert('AccessToken', 'shared-at', payload, 60);
+    await store.upsert('RefreshToken', 'fresh-rt', { ...payload, kind: 'RefreshToken' }, 60);
+    const [first, second] = await Promise.all([
+      store.findWithVersions('AccessToken', 'shared-at', ['user:7']),
+      store.findWithVersions('AccessToken', 'shared-at', []),
+    ]);
+    t.is(first.record, second.record);
+    t.true(Object.isFrozen(first.record));
+    t.deepEqual(first.versions, [0]);
+    const refreshA = await store.findWithVersions('RefreshToken', 'fresh-rt', []);
+    const refreshB = await store.findWithVersions('RefreshToken', 'fresh-rt', []);
+    t.not(refreshA.record, refreshB.record);
+    t.false(Object.isFrozen(refreshA.record));
   } finally {
     await testRedis.drop();
   }

@@ -274,7 +274,13 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       ]);
       const versions: number[] = [];
       for (let i = 2; i < reply.length; i++) versions.push(toVersion(reply[i] ?? null));
-      return { record: decodedRecords.decode<P>(reply[0], reply[1]), versions };
+      // Access tokens are read on every API request that carries them: parsed once, shared. Other
+      // records (a refresh token, read once per rotation) are parsed afresh and stay mutable.
+      const record =
+        model === 'AccessToken'
+          ? decodedRecords.decode<P>(reply[0], reply[1])
+          : decodeRecord<P>(reply[0] ?? null, reply[1] ?? null);
+      return { record, versions };
     },
 
     async ping() {

@@ -90,7 +90,8 @@ export interface TokenStore {
   readVersions(keys: readonly string[]): Promise<number[]>;
   /**
    * `find` plus `readVersions` in one round trip to the store (the resource API's read per
-   * request). The record may be shared between calls (Redis keeps parsed records): read-only.
+   * request). An AccessToken record may be shared between calls (Redis keeps them parsed and
+   * frozen): read-only.
    */
   findWithVersions<P extends TokenPayload = TokenPayload>(
     model: string,
