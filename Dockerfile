@@ -65,6 +65,10 @@ USER node
 # Long-running HTTP services: listen on PORT (all interfaces), drain and exit on SIGTERM.
 FROM runtime AS server
 ENV PORT=3000
+# A larger young generation (V8 semi-space 64 MB): fewer scavenges under load, ~3 us less per
+# authorized API request in the membership-read benchmark, up to ~100 MB more memory when busy.
+# The same flag as `npm start` and the benchmark servers (shared/kit/src/node-flags.ts).
+ENV NODE_OPTIONS=--max-semi-space-size=64
 EXPOSE 3000
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \

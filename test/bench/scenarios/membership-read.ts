@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 import { execFileSync } from 'node:child_process';
 import {
   choosePinning,
@@ -69,9 +70,9 @@ const LABELS: Record<TargetKey, string> = {
 
 function startServers(pinning: Pinning | null): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
   const script = new URL('../servers/membership-read.ts', import.meta.url).pathname;
-  const [file, args] = pinning
-    ? ['taskset', ['-c', pinning.servers, process.execPath, script]]
-    : [process.execPath, [script]];
+  // The production Node flags, for the API and the bare handler alike (same process).
+  const node = [process.execPath, ...SERVICE_NODE_FLAGS, script];
+  const [file, args] = pinning ? ['taskset', ['-c', pinning.servers, ...node]] : [node[0]!, node.slice(1)];
   const child = spawn(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
