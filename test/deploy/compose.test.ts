@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { parse } from 'yaml';
+import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 
 // Static checks of the deployment files (no Docker engine needed): docker-compose.yml, the
 // Dockerfile, .dockerignore and the gateway's deploy/nginx.conf must agree with each other, with
@@ -347,9 +348,13 @@ test('the Dockerfile: node:24-bookworm-slim, production dependencies only, non-r
     t.true(healthcheck?.includes('/health/ready'), `${target} checks /health/ready`);
     t.false(/\b(curl|wget)\b/.test(healthcheck ?? ''), 'slim images have neither curl nor wget');
   }
-  t.deepEqual(execForm(lastInstruction('auth', 'CMD')), ['node', 'services/auth/src/main.ts']);
-  t.deepEqual(execForm(lastInstruction('api', 'CMD')), ['node', 'services/api/src/main.ts']);
-  t.deepEqual(execForm(lastInstruction('all-in-one', 'CMD')), ['node', 'services/launcher/src/start.ts']);
+  // The services' Node flags, as npm start and the benchmark servers use them.
+  const node = ['node', ...SERVICE_NODE_FLAGS];
+  t.deepEqual(execForm(lastInstruction('auth', 'CMD')), [...node, 'services/auth/src/main.ts']);
+  t.deepEqual(execForm(lastInstruction('api', 'CMD')), [...node, 'services/api/src/main.ts']);
+  t.deepEqual(execForm(lastInstruction('all-in-one', 'CMD')), [...node, 'services/launcher/src/start.ts']);
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  t.is(scripts['start'], [...node, 'services/launcher/src/start.ts'].join(' '));
   t.deepEqual(execForm(lastInstruction('migrate', 'ENTRYPOINT')), ['node', 'services/launcher/src/cli.ts']);
   t.deepEqual(execForm(lastInstruction('migrate', 'CMD')), ['migrate']);
 });

@@ -1,6 +1,6 @@
 /**
  * Node flags the services run with in production: `npm start` (package.json) and the Docker
- * images (Dockerfile, NODE_OPTIONS) pass the same, and the benchmarks start their servers with
+ * images (the Dockerfile's commands) pass the same, and the benchmarks start their servers with
  * them so they measure what runs.
  *
  * `--max-semi-space-size=64`: a larger young generation means fewer scavenges for the same
