@@ -6,15 +6,16 @@ import { createTestRedis } from '../support/redis.ts';
 type Values = (string | null)[];
 
 /** A stand-in for the client: records each MGET and answers `value:<key>`, or fails. */
-function fakeRedis(options: { fail?: Error } = {}) {
+function fakeRedis(options: { fail?: Error; throwAtOnce?: boolean } = {}) {
   const calls: string[][] = [];
   return {
     calls,
     redis: {
-      mget: async (keys: string[]): Promise<Values> => {
+      mget: (keys: string[]): Promise<Values> => {
         calls.push([...keys]);
-        if (options.fail) throw options.fail;
-        return keys.map((key) => (key.startsWith('missing') ? null : `value:${key}`));
+        if (options.fail && options.throwAtOnce) throw options.fail;
+        if (options.fail) return Promise.reject(options.fail);
+        return Promise.resolve(keys.map((key) => (key.startsWith('missing') ? null : `value:${key}`)));
       },
     } as unknown as Parameters<typeof createMgetBatcher>[0],
   };
@@ -45,6 +46,17 @@ test('a failed MGET rejects every read of its batch with the error', async (t) =
   const results = await Promise.allSettled([mget(['a']), mget(['b', 'c'])]);
   t.deepEqual(
     results.map((result) => (result.status === 'rejected' ? result.reason : result.value)),
+    [failure, failure],
+  );
+});
+
+test("a client that throws instead of rejecting fails the batch's reads, not the process", async (t) => {
+  const failure = new Error('Connection is closed.');
+  const { redis } = fakeRedis({ fail: failure, throwAtOnce: true });
+  const mget = createMgetBatcher(redis);
+  const results = await Promise.allSettled([mget(['a']), mget(['b'])]);
+  t.deepEqual(
+    results.map((result) => result.status === 'rejected' && result.reason),
     [failure, failure],
   );
 });

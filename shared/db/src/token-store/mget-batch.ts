@@ -39,18 +39,24 @@ export function createMgetBatcher(
     keys = [];
     waiters = [];
     if (batchWaiters.length === 0) return;
-    redis.mget(batchKeys).then(
-      (values) => {
-        let at = 0;
-        for (const waiter of batchWaiters) {
-          waiter.resolve(values.slice(at, at + waiter.count));
-          at += waiter.count;
-        }
-      },
-      (error: unknown) => {
-        for (const waiter of batchWaiters) waiter.reject(error);
-      },
-    );
+    const fail = (error: unknown) => {
+      for (const waiter of batchWaiters) waiter.reject(error);
+    };
+    let reply: Promise<Values>;
+    try {
+      reply = redis.mget(batchKeys);
+    } catch (error) {
+      // Sent from a timer: a synchronous throw would otherwise escape as an uncaught exception.
+      fail(error);
+      return;
+    }
+    reply.then((values) => {
+      let at = 0;
+      for (const waiter of batchWaiters) {
+        waiter.resolve(values.slice(at, at + waiter.count));
+        at += waiter.count;
+      }
+    }, fail);
   }
 
   function sendScheduled(): void {
