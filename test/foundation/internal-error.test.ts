@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { createApiApp } from '@sched/api/app';
 import { defineRoute } from '@sched/api/routing/route';
 import { createLogger } from '@sched/kit/logger';
 import test from 'ava';
+import { apiRuntime, type ServedApi, serveApiApp } from '../support/api-app.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
 // Contract 3: "500 never leaks internals". The resource API app as production builds it, with
@@ -41,7 +40,7 @@ const probeRoutes = [
 ];
 
 let system: TestSystem;
-let server: Server;
+let api: ServedApi | undefined;
 let base: string;
 const logLines: Array<Record<string, unknown>> = [];
 
@@ -53,23 +52,15 @@ test.before(async () => {
       done();
     },
   });
-  const app = createApiApp(
-    {
-      config: { ...system.config, cookieKeys: ['x'.repeat(32)] },
-      logger: createLogger({ level: 'info' }, stream),
-      stores: system.stores,
-      mailer: { send: async () => {}, close: () => {} },
-      close: async () => {},
-    },
+  api = await serveApiApp(
+    apiRuntime(system.config, system.stores, createLogger({ level: 'info' }, stream)),
     probeRoutes,
   );
-  server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = api.url;
 });
 
 test.after.always(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await api?.close();
   await system?.close();
 });
 

@@ -1,14 +1,12 @@
-import { createServer } from 'node:http';
-import { createApiApp } from '@sched/api/app';
+import type { createApiApp } from '@sched/api/app';
 import { type Database, openDatabase } from '@sched/db/connection';
 import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
-import { createLogger } from '@sched/kit/logger';
-import type { Mailer } from '@sched/kit/mailer';
 import type { TestFn } from 'ava';
 import { Redis } from 'ioredis';
+import { apiRuntime, serveApiApp } from '../../support/api-app.ts';
 import { setUpForFile } from '../../support/read-through.ts';
 import type { TestSystem } from '../../support/system.ts';
 
@@ -56,20 +54,9 @@ export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
   };
   db.knex.on('query', onQuery);
   const stores: Stores = { db, tokenStore, redis, checks: [], close: async () => {} };
-  const logger = createLogger({ level: 'silent' });
-  const mailer: Mailer = { send: async () => {}, close: () => {} };
-  const app = createApiApp({
-    config: { ...system.config, cookieKeys: ['test-cookie-key-0123456789abcdefghijklmnop'] },
-    logger,
-    stores,
-    mailer,
-    close: async () => {},
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
+  const api = await serveApiApp(apiRuntime(system.config, stores));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: api.url,
     storeCalls,
     queries: () => queries,
     resetCounts: () => {
@@ -77,7 +64,7 @@ export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
       queries = 0;
     },
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await api.close();
       db.knex.off('query', onQuery);
       redis?.disconnect();
       await ownDb?.close();
@@ -102,23 +89,9 @@ export function setUpProbeApi<Context>(
   return setUpForFile(
     test,
     'the probe API',
-    async () => {
-      const app = createApiApp(
-        {
-          config: { ...system.config, cookieKeys: ['x'.repeat(32)] },
-          logger: createLogger({ level: 'silent' }),
-          stores: system.stores,
-          mailer: { send: async () => {}, close: () => {} },
-          close: async () => {},
-        },
-        routes,
-      );
-      const server = createServer(app.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return {
-        url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-      };
+    async (): Promise<ProbeApi> => {
+      const { url, close } = await serveApiApp(apiRuntime(system.config, system.stores), routes);
+      return { url, close };
     },
     (probe) => probe.close(),
     { url: true, close: true },

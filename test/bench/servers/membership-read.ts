@@ -23,6 +23,7 @@ import {
 import { createTestDatabase } from '../../support/database.ts';
 import { createTestRedis } from '../../support/redis.ts';
 import { createTestAccessToken } from '../../support/tokens.ts';
+import { apiRuntime } from '../../support/api-app.ts';
 
 /**
  * The servers of the membership-read benchmark, in a process of their own so that the load
@@ -99,18 +100,9 @@ const [, membershipId] = await insertMemberships(knex, [
 ]);
 const token = await createTestAccessToken(stores, { userId: caller!.id, scopes: ['TEAM_MEMBERSHIP_READ'] });
 
-const config = loadConfig({
-  LOG_LEVEL: 'info',
-  COOKIE_KEYS: 'bench-cookie-key-0123456789abcdefghijklmnop',
-});
+const config = loadConfig({ LOG_LEVEL: 'info' });
 const logger = createLogger({ level: config.logLevel });
-const runtime = {
-  config: { ...config, cookieKeys: config.cookieKeys ?? [] },
-  logger,
-  stores,
-  mailer: { send: async () => {}, close: () => {} },
-  close: async () => {},
-};
+const runtime = apiRuntime(config, stores, logger);
 export type ServerKey = 'api' | 'bare' | 'kit' | 'route' | 'token';
 const counts: Record<ServerKey, number> = { api: 0, bare: 0, kit: 0, route: 0, token: 0 };
 const counted =
