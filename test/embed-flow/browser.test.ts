@@ -13,7 +13,7 @@ import { createUser, findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
-import { launchChromium, type OpenPage, openPage } from '../support/browser.ts';
+import { clickClosingItsPage, launchChromium, type OpenPage, openPage } from '../support/browser.ts';
 import { createTestUser, type TestClient, tokenRequest } from '../support/oauth.ts';
 import { setUpSmtpServer } from '../support/smtp.ts';
 import { setUpTestSystem } from '../support/system.ts';
@@ -367,7 +367,7 @@ test.serial(
         }, url.href),
       ]);
       await signIn(popup, returning);
-      await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
+      await clickClosingItsPage(popup, popup.getByRole('button', { name: 'Allow' }));
       t.deepEqual(
         (await received(page)).filter((m) => m.origin === system.url),
         [],
@@ -443,7 +443,7 @@ test.serial(
       await signIn(popup, returning);
       await popup.getByRole('heading', { name: 'Acme Bookings wants to access your account' }).waitFor();
       t.is(await popup.locator('html').getAttribute('data-theme'), 'dark');
-      await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
+      await clickClosingItsPage(popup, popup.getByRole('button', { name: 'Allow' }));
       await dialog.waitFor({ state: 'detached' });
       await page.getByTestId('callback-log').filter({ hasText: 'onAuthorizationAllowed: code' }).waitFor();
       const tokens = await exchange(exchanges[0]!.code, exchanges[0]!.codeVerifier);

@@ -11,7 +11,7 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
 import { type RunningStubHost, startStubHost } from '../../examples/third-party/stub-host.ts';
-import { launchChromium, type OpenPage, openPage } from '../support/browser.ts';
+import { clickClosingItsPage, launchChromium, type OpenPage, openPage } from '../support/browser.ts';
 
 const CLIENT_ID = 'stub-client';
 const SHOTS = new URL('../../test-results/embed/', import.meta.url);
@@ -227,7 +227,7 @@ test.serial('popup fallback: needs-popup -> button -> popup -> Allow there reach
     await popup.waitForLoadState();
     t.is(new URL(popup.url()).searchParams.get('mode'), 'popup');
     await dialog.getByText('Finish in the Scheduling window').waitFor();
-    await Promise.all([popup.waitForEvent('close'), popup.getByRole('button', { name: 'Allow' }).click()]);
+    await clickClosingItsPage(popup, popup.getByRole('button', { name: 'Allow' }));
     await dialog.waitFor({ state: 'detached' });
     await page.getByTestId('callback-log').filter({ hasText: 'ada@example.com' }).waitFor();
     t.deepEqual(problems, []);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { tempDir } from './process.ts';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH overrides. */
@@ -81,6 +81,20 @@ export async function openPage(
     });
   }
   return { context, page, problems };
+}
+
+/**
+ * Clicks something that closes its own page (a popup that finishes the flow and closes itself)
+ * and waits for the close. Playwright's click may reject with "Target page ... has been closed"
+ * when the page goes away while it completes the click: here that is the expected outcome.
+ */
+export async function clickClosingItsPage(page: Page, target: Locator): Promise<void> {
+  const closed = page.waitForEvent('close');
+  await target.click().catch((error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!page.isClosed() && !message.includes('has been closed')) throw error;
+  });
+  await closed;
 }
 
 export type { Browser, BrowserContext, Page };
