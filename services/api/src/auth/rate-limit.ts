@@ -16,16 +16,19 @@ export async function enforceRouteLimit(
   ctx: Context,
   deps: Runtime,
 ): Promise<void> {
-  await enforceLimit(
-    deps.stores.tokenStore,
-    `api:${limit.name}:${callerKey(caller, ctx)}`,
-    limit,
-    limit.what,
-  );
+  await enforceCallerLimit(limit, callerKey(caller, ctx), deps);
 }
+
+/** `limit` counted for one caller key (`user:<id>`, `client:<hash>`, `ip:<address>`). */
+export async function enforceCallerLimit(limit: RouteRateLimit, who: string, deps: Runtime): Promise<void> {
+  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, limit, limit.what);
+}
+
+/** The caller key of a user, whichever credential they called with. */
+export const userCallerKey = (userId: number): string => `user:${userId}`;
 
 function callerKey(caller: Caller | undefined, ctx: Context): string {
   if (!caller) return `ip:${ctx.ip}`;
   if (caller.kind === 'client-secret') return `client:${sha256Hex(caller.clientId).slice(0, 32)}`;
-  return `user:${caller.userId}`;
+  return userCallerKey(caller.userId);
 }

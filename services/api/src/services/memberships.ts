@@ -1,4 +1,3 @@
-import { enforceLimit } from '@sched/runtime/rate-limit';
 import { accessVersionKey } from '@sched/db/queries/access-facts';
 import {
   countAcceptedOwners,
@@ -29,6 +28,8 @@ import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { RouteCache } from '../auth/access-control.ts';
 import { UNKNOWN_VERSION } from '../auth/cache.ts';
+import { enforceCallerLimit, userCallerKey } from '../auth/rate-limit.ts';
+import type { RouteRateLimit } from '../routing/route.ts';
 import type { AccessContext, UserCaller } from '../routing/caller.ts';
 import { invalidate } from './invalidate.ts';
 import { sendInvitation } from './invitations.ts';
@@ -139,7 +140,12 @@ export async function getMembershipCached(
 }
 
 /** Invitation e-mails per inviter (API key or token alike). */
-export const INVITATIONS_LIMIT = { max: 100, windowSeconds: 3600 } as const;
+export const INVITATIONS_LIMIT: RouteRateLimit = {
+  name: 'invitations',
+  what: 'invitations sent',
+  max: 100,
+  windowSeconds: 3600,
+};
 
 export type NewMembershipInput =
   | { userId: number; role: Role; accepted?: boolean | undefined }
@@ -186,12 +192,7 @@ export async function addMembership(
   }
   // Each invitation e-mails an address the caller chose: bounded per inviter, before anything is made.
   if (invite) {
-    await enforceLimit(
-      deps.stores.tokenStore,
-      `api:invitations:user:${caller.userId}`,
-      INVITATIONS_LIMIT,
-      'invitations sent',
-    );
+    await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
   }
   if (!user) user = await createInvitedUser(deps, (input as { email: string }).email);
   const membership = await createMembership(knex, {
