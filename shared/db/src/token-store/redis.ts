@@ -159,15 +159,17 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
   // The resource API's reads of concurrent requests share one MGET per turn (mget-batch.ts).
   const mget = createMgetBatcher(redis);
   const decodedRecords = new DecodedRecords();
+  /** A record's key and its consumed mark's: every script and read takes them together. */
+  const recordKeys = (model: string, id: string) => [
+    recordKey(prefix, model, id),
+    consumedKey(prefix, model, id),
+  ];
 
   async function find<P extends TokenPayload>(model: string, id: string): Promise<P | undefined> {
     assertModelName(model);
     // Not batched: the authorization server's reads follow each other within one request, and
     // batching them measured no gain on the token endpoint, only a turn's wait per read.
-    const [payload, consumed] = await redis.mget(
-      recordKey(prefix, model, id),
-      consumedKey(prefix, model, id),
-    );
+    const [payload, consumed] = await redis.mget(recordKeys(model, id));
     return decodeRecord<P>(payload, consumed);
   }
 
@@ -191,7 +193,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     async upsert(model, id, payload, expiresInSeconds) {
       assertModelName(model);
       const expiresIn = checkExpiresIn(expiresInSeconds);
-      const keys = [recordKey(prefix, model, id), consumedKey(prefix, model, id)];
+      const keys = recordKeys(model, id);
       const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
       const uid = typeof payload.uid === 'string' ? payload.uid : undefined;
       const userCode = typeof payload.userCode === 'string' ? payload.userCode : undefined;
@@ -224,19 +226,12 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
     async consume(model, id) {
       assertModelName(model);
-      return (
-        (await run(redis, CONSUME, [recordKey(prefix, model, id), consumedKey(prefix, model, id)], [])) === 1
-      );
+      return (await run(redis, CONSUME, recordKeys(model, id), [])) === 1;
     },
 
     async destroy(model, id) {
       assertModelName(model);
-      await run(
-        redis,
-        DESTROY,
-        [recordKey(prefix, model, id), consumedKey(prefix, model, id)],
-        [oidcPrefix, model, id],
-      );
+      await run(redis, DESTROY, recordKeys(model, id), [oidcPrefix, model, id]);
     },
 
     async revokeByGrantId(grantId) {
@@ -268,8 +263,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       // The record, its consumed mark and the versions in one MGET (shared with the other reads
       // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
       const reply = await mget([
-        recordKey(prefix, model, id),
-        consumedKey(prefix, model, id),
+        ...recordKeys(model, id),
         ...versionKeys.map((name) => versionKey(prefix, name)),
       ]);
       const versions: number[] = [];
@@ -279,7 +273,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       const record =
         model === 'AccessToken'
           ? decodedRecords.decode<P>(reply[0], reply[1])
-          : decodeRecord<P>(reply[0] ?? null, reply[1] ?? null);
+          : decodeRecord<P>(reply[0], reply[1]);
       return { record, versions };
     },
 
