@@ -1,6 +1,11 @@
 /**
  * One error class per kind. Handlers throw these; one renderer per service turns them into the
  * response (contract envelope on the API, RFC 6749 shape on OAuth endpoints).
+ *
+ * An AppError is an answer (a 4xx, or the 500 that stands in for a fault), not a fault: it carries
+ * no stack trace. Capturing one was the largest single cost of a refused request (a 404 or 401
+ * cost more than a successful read), so refusals were the cheapest way to load the server. Faults
+ * (any other error) keep their stacks, and the 500 handler logs them.
  */
 export class AppError extends Error {
   readonly status: number;
@@ -14,7 +19,13 @@ export class AppError extends Error {
     message: string,
     options: { details?: unknown; headers?: Record<string, string> } = {},
   ) {
-    super(message);
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = new.target.name;
     this.status = status;
     this.code = code;
