@@ -14,9 +14,15 @@ export interface UserFacts {
   serviceAdmin: boolean;
 }
 
+/** What never changes about an access token, kept to save work on its next use. */
 export interface TokenOwner {
   userId: number;
   clientId: string;
+  /** `user:<id>` and `client:<id>`: read with the token next time. */
+  versionKeys: readonly [string, string];
+  /** The record's `scope` string, and the scopes parsed from it. */
+  scope: string;
+  scopes: readonly string[];
 }
 
 /**
@@ -32,8 +38,8 @@ export interface AccessControl {
   /** user id -> service-admin flag; tagged with `user:<id>`. */
   users: VersionedCache<UserFacts>;
   /**
-   * access token -> its user and client (never change), so the next read of the token can include
-   * `user:<id>` and `client:<id>` in the same round trip.
+   * access token -> its user, client and scopes (never change), so the next read of the token can
+   * include `user:<id>` and `client:<id>` in the same round trip, and its scopes need no parsing.
    */
   tokenOwners: BoundedMap<TokenOwner>;
   /** team id -> organization id or null (a team never moves). */
@@ -42,13 +48,17 @@ export interface AccessControl {
   facts: VersionedCache<AccessFacts>;
   /** API key id -> when its last_used_at was last written (ms), to write at most once a minute. */
   apiKeyTouches: Map<number, number>;
-  /** The user's facts: cached when `version` (of `user:<id>`, read this request) matches. */
-  userFacts(userId: number, version: number | undefined): Promise<UserFacts | null>;
+  /**
+   * The user's facts: from the cache (synchronously) when `version` (of `user:<id>`, read this
+   * request) matches, else a promise of the database's answer.
+   */
+  userFacts(userId: number, version: number | undefined): UserFacts | Promise<UserFacts | null>;
   /**
    * Whether the OAuth client still exists (a deleted client's tokens stop working at once):
-   * cached when `version` (of `client:<id>`, read this request) matches.
+   * `true` from the cache when `version` (of `client:<id>`, read this request) matches, else a
+   * promise of the database's answer.
    */
-  clientExists(clientId: string, version: number | undefined): Promise<boolean>;
+  clientExists(clientId: string, version: number | undefined): true | Promise<boolean>;
   /** Named caches for handlers (`RouteCache`). */
   routeCache: RouteCache;
 }
@@ -100,24 +110,24 @@ export function createAccessControl(deps: Runtime): AccessControl {
     facts: new VersionedCache({ max: 50_000, maxAgeMs: MAX_AGE_MS }),
     apiKeyTouches: new Map(),
     routeCache: createRouteCache(),
-    async userFacts(userId, version) {
+    userFacts(userId, version) {
       const key = String(userId);
-      if (version !== undefined) {
-        const hit = users.get(key, [version]);
-        if (hit) return hit;
-      }
-      const facts = await findUserAccessFacts(deps.stores.db.knex, userId);
-      if (facts) users.set(key, facts, [version ?? UNKNOWN_VERSION]);
-      else users.delete(key);
-      return facts;
+      const hit = version === undefined ? undefined : users.get(key, [version]);
+      if (hit) return hit;
+      return findUserAccessFacts(deps.stores.db.knex, userId).then((facts) => {
+        if (facts) users.set(key, facts, [version ?? UNKNOWN_VERSION]);
+        else users.delete(key);
+        return facts;
+      });
     },
-    async clientExists(clientId, version) {
+    clientExists(clientId, version) {
       if (version !== undefined && clients.get(clientId, [version])) return true;
-      const exists = (await findOAuthClient(deps.stores.db.knex, clientId)) !== null;
-      // Only "exists" is cached: a deleted client never comes back under the same id.
-      if (exists) clients.set(clientId, true, [version ?? UNKNOWN_VERSION]);
-      else clients.delete(clientId);
-      return exists;
+      return findOAuthClient(deps.stores.db.knex, clientId).then((client) => {
+        // Only "exists" is cached: a deleted client never comes back under the same id.
+        if (client !== null) clients.set(clientId, true, [version ?? UNKNOWN_VERSION]);
+        else clients.delete(clientId);
+        return client !== null;
+      });
     },
   };
 }

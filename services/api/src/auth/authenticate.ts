@@ -7,7 +7,7 @@ import { API_KEY_PREFIX, constantTimeEqual, sha256Hex } from '@sched/kit/secrets
 import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
-import type { AccessControl } from './access-control.ts';
+import type { AccessControl, TokenOwner, UserFacts } from './access-control.ts';
 import { UNKNOWN_VERSION } from './cache.ts';
 
 /** The caller, and the invalidation versions read with the credential (key -> version). */
@@ -17,6 +17,7 @@ export interface Authenticated {
 }
 
 const NO_VERSIONS: ReadonlyMap<string, number> = new Map();
+const NO_KEYS: readonly string[] = [];
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 const INVALID_TOKEN = 'Bearer error="invalid_token"';
 /** last_used_at is written at most this often per key and process. */
@@ -95,8 +96,8 @@ async function authenticateAccessToken(
   keys: readonly string[],
 ): Promise<Authenticated> {
   const known = control.tokenOwners.get(token);
-  const ownerKeys = known ? [accessVersionKey.user(known.userId), clientVersionKey(known.clientId)] : [];
-  const readKeys = [...ownerKeys, ...keys];
+  const ownerKeys = known?.versionKeys ?? NO_KEYS;
+  const readKeys = keys.length === 0 ? ownerKeys : [...ownerKeys, ...keys];
   const { record, versions } = await control.deps.stores.tokenStore.findWithVersions<AccessTokenPayload>(
     'AccessToken',
     token,
@@ -118,26 +119,45 @@ async function authenticateAccessToken(
   const map = versionMap(readKeys, versions);
   // Versions read this request count only if they were read for this token's real owners.
   const sameOwners = known?.userId === userId && known.clientId === clientId;
-  const [user, clientExists] = await Promise.all([
-    control.userFacts(userId, sameOwners ? map.get(ownerKeys[0]!) : undefined),
-    control.clientExists(clientId, sameOwners ? map.get(ownerKeys[1]!) : undefined),
-  ]);
+  // Cache hits answer synchronously; only misses wait (in parallel) for the database.
+  let user: UserFacts | Promise<UserFacts | null> | null = control.userFacts(
+    userId,
+    sameOwners ? map.get(ownerKeys[0]!) : undefined,
+  );
+  let clientExists: boolean | Promise<boolean> = control.clientExists(
+    clientId,
+    sameOwners ? map.get(ownerKeys[1]!) : undefined,
+  );
+  if (user instanceof Promise || clientExists instanceof Promise) {
+    [user, clientExists] = await Promise.all([user, clientExists]);
+  }
   if (!user || !clientExists) {
     control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }
-  if (!sameOwners) control.tokenOwners.set(token, { userId, clientId });
   const scope = typeof record.scope === 'string' ? record.scope : '';
+  const owner = sameOwners && known.scope === scope ? known : tokenOwner(userId, clientId, scope);
+  if (owner !== known) control.tokenOwners.set(token, owner);
   return {
     caller: {
       kind: 'oauth',
       userId,
       serviceAdmin: user.serviceAdmin,
       clientId,
-      scopes: scope === '' ? [] : scope.split(' ').filter((s) => s !== ''),
+      scopes: owner.scopes,
       legacy: record.extra?.['legacy'] === true,
     },
     versions: map,
+  };
+}
+
+function tokenOwner(userId: number, clientId: string, scope: string): TokenOwner {
+  return {
+    userId,
+    clientId,
+    versionKeys: [accessVersionKey.user(userId), clientVersionKey(clientId)],
+    scope,
+    scopes: Object.freeze(scope === '' ? [] : scope.split(' ').filter((s) => s !== '')),
   };
 }
 

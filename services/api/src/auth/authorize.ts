@@ -1,6 +1,6 @@
 import { type AccessFacts, findUserAccessFacts, loadAccessFacts } from '@sched/db/queries/access-facts';
 import { ForbiddenError, InsufficientScopeError, NotFoundError } from '@sched/kit/errors';
-import { decideAccess } from '@sched/policy/access';
+import { type AccessRequirement, decideAccess } from '@sched/policy/access';
 import { checkTokenScopes } from '@sched/policy/scopes';
 import type { AccessContext, Caller, UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
@@ -10,65 +10,69 @@ import type { Target } from './target.ts';
 
 /**
  * What the credential may reach, before looking at the inputs: the token's scopes (contract §3
- * messages, `WWW-Authenticate: Bearer error="insufficient_scope"`), API-key-only routes, and the
- * service-admin flag of admin routes (read fresh, never from a cache).
+ * messages, `WWW-Authenticate: Bearer error="insufficient_scope"`) and API-key-only routes.
+ * Admin routes also need `requireServiceAdmin`.
  */
-export async function authorizeCredential(
-  route: AnyRoute,
-  caller: Caller | undefined,
-  control: AccessControl,
-): Promise<void> {
-  if (caller?.kind === 'oauth' && route.auth !== 'public') {
-    const check = checkTokenScopes({
-      requiredScopes: route.scope,
-      grantedScopes: caller.scopes,
-      legacy: caller.legacy,
-    });
-    if (!check.allowed) throw new InsufficientScopeError(check.message);
-    if (route.auth === 'api-key' || route.auth === 'admin') {
-      // Unreachable while such routes name no scope (the check above refuses every token then);
-      // kept so that a scope declared on one by mistake cannot open it to OAuth tokens.
-      throw new ForbiddenError('This endpoint requires an API key; OAuth access tokens are not accepted');
-    }
+export function authorizeCredential(route: AnyRoute, caller: Caller | undefined): void {
+  if (caller?.kind !== 'oauth' || route.auth === 'public') return;
+  const check = checkTokenScopes({
+    requiredScopes: route.scope,
+    grantedScopes: caller.scopes,
+    legacy: caller.legacy,
+  });
+  if (!check.allowed) throw new InsufficientScopeError(check.message);
+  if (route.auth === 'api-key' || route.auth === 'admin') {
+    // Unreachable while such routes name no scope (the check above refuses every token then);
+    // kept so that a scope declared on one by mistake cannot open it to OAuth tokens.
+    throw new ForbiddenError('This endpoint requires an API key; OAuth access tokens are not accepted');
   }
-  if (route.auth === 'admin') {
-    const user =
-      caller && 'userId' in caller
-        ? await findUserAccessFacts(control.deps.stores.db.knex, caller.userId)
-        : null;
-    if (!user?.serviceAdmin) throw new ForbiddenError('Only service administrators may use the admin API');
-  }
+}
+
+/** The admin API: the caller's service-admin flag, read fresh from the database (never cached). */
+export async function requireServiceAdmin(caller: Caller | undefined, control: AccessControl): Promise<void> {
+  const user =
+    caller && 'userId' in caller
+      ? await findUserAccessFacts(control.deps.stores.db.knex, caller.userId)
+      : null;
+  if (!user?.serviceAdmin) throw new ForbiddenError('Only service administrators may use the admin API');
 }
 
 /**
  * Organization and team routes: 404 for an unknown organization or team (or a team of another
  * organization: no leak), then roles and PBAC through `decideAccess`. The facts come from the
- * per-process cache when their versions (read with the credential) still match.
+ * per-process cache when their versions (read with the credential) still match; then the answer
+ * is synchronous (no promise on the hot path, see `mount.ts`).
  */
-export async function authorizeAccess(
+export function authorizeAccess(
   route: AnyRoute,
   caller: UserCaller,
   target: Target,
   versions: ReadonlyMap<string, number>,
   control: AccessControl,
-): Promise<AccessContext> {
+): AccessContext | Promise<AccessContext> {
   const requirement = route.access!;
   if (target.missing === 'organization') throw new NotFoundError('Organization not found');
   if (target.missing === 'team') throw new NotFoundError('Team not found');
   const tags = target.versionKeys.map((key) => versions.get(key) ?? UNKNOWN_VERSION);
   const cacheKey = `${caller.userId}:${target.orgId ?? ''}:${target.teamId ?? ''}`;
-  let facts = control.facts.get(cacheKey, tags);
-  if (facts === undefined) {
-    facts = await loadAccessFacts(control.deps.stores.db.knex, {
-      userId: caller.userId,
-      organizationId: target.orgId,
-      teamId: target.teamId,
-    });
+  const cached = control.facts.get(cacheKey, tags);
+  if (cached !== undefined) {
+    checkExists(requirement.level, target, cached);
+    return decide(requirement, caller, cached);
+  }
+  return loadAccessFacts(control.deps.stores.db.knex, {
+    userId: caller.userId,
+    organizationId: target.orgId,
+    teamId: target.teamId,
+  }).then((facts) => {
+    // Only facts that pass are cached; hits are checked again (one key serves both team route shapes).
     checkExists(requirement.level, target, facts);
     control.facts.set(cacheKey, facts, tags);
-  } else {
-    checkExists(requirement.level, target, facts);
-  }
+    return decide(requirement, caller, facts);
+  });
+}
+
+function decide(requirement: AccessRequirement, caller: UserCaller, facts: AccessFacts): AccessContext {
   const team = facts.team;
   const teamInOrganization =
     requirement.level === 'team' &&

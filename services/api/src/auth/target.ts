@@ -44,11 +44,15 @@ export function planTarget(route: AnyRoute): TargetPlan | null {
   return { level, hasOrgParam: names.has('orgId') };
 }
 
-export async function resolveTarget(
+/**
+ * Synchronous unless a `/teams/:teamId` route meets a team whose organization this process has
+ * not looked up yet: the hot path answers without a promise (see `mount.ts`).
+ */
+export function resolveTarget(
   plan: TargetPlan,
   params: Record<string, string | undefined>,
   control: AccessControl,
-): Promise<Target> {
+): Target | Promise<Target> {
   const pathOrgId = plan.hasOrgParam ? parseId(params['orgId']) : null;
   if (plan.level === 'organization') {
     if (pathOrgId === null) return missing('organization');
@@ -62,20 +66,18 @@ export async function resolveTarget(
   }
   const teamId = parseId(params['teamId']);
   if (teamId === null || (plan.hasOrgParam && pathOrgId === null)) return missing('team');
-  let orgId: number | null;
-  if (plan.hasOrgParam) {
-    // The path names the organization; whether the team really belongs to it is checked on the facts.
-    orgId = pathOrgId;
-  } else {
-    const known = control.teamOrganizations.get(String(teamId));
-    if (known !== undefined) orgId = known;
-    else {
-      const found = await findTeamOrganizationId(control.deps.stores.db.knex, teamId);
-      if (found === undefined) return missing('team');
-      control.teamOrganizations.set(String(teamId), found);
-      orgId = found;
-    }
-  }
+  // The path names the organization; whether the team really belongs to it is checked on the facts.
+  if (plan.hasOrgParam) return teamTarget(teamId, pathOrgId, pathOrgId);
+  const known = control.teamOrganizations.get(String(teamId));
+  if (known !== undefined) return teamTarget(teamId, known, null);
+  return findTeamOrganizationId(control.deps.stores.db.knex, teamId).then((found) => {
+    if (found === undefined) return missing('team');
+    control.teamOrganizations.set(String(teamId), found);
+    return teamTarget(teamId, found, null);
+  });
+}
+
+function teamTarget(teamId: number, orgId: number | null, pathOrgId: number | null): Target {
   const versionKeys = [accessVersionKey.team(teamId)];
   if (orgId !== null) versionKeys.push(accessVersionKey.org(orgId));
   return { orgId, teamId, pathOrgId, missing: null, versionKeys };

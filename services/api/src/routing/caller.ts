@@ -18,7 +18,7 @@ export type Caller =
       serviceAdmin: boolean;
       clientId: string;
       /** Granted scopes of the access token. */
-      scopes: string[];
+      scopes: readonly string[];
       /** Issued to a legacy client: scopes are not enforced. */
       legacy: boolean;
     }

@@ -2,7 +2,7 @@ import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
-import { authorizeAccess, authorizeCredential } from '../auth/authorize.ts';
+import { authorizeAccess, authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { enforceRouteLimit } from '../auth/rate-limit.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { UserCaller } from './caller.ts';
@@ -40,21 +40,26 @@ export function mountRoutes(
       [route.method],
       async (ctx: Context) => {
         const rawParams = ctx.params as Record<string, string | undefined>;
-        const target = plan ? await resolveTarget(plan, rawParams, control) : undefined;
+        // Steps that can answer from a cache return a value, not a promise, when they do: an await
+        // per step would cost a promise and a microtask turn on every request of the hot path.
+        const pendingTarget = plan ? resolveTarget(plan, rawParams, control) : undefined;
+        const target = pendingTarget instanceof Promise ? await pendingTarget : pendingTarget;
         const keys = route.versionKeys
           ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
           : (target?.versionKeys ?? NO_KEYS);
         const { caller, versions } = await authenticate(ctx, route, control, keys);
-        await authorizeCredential(route, caller, control);
+        authorizeCredential(route, caller);
+        if (route.auth === 'admin') await requireServiceAdmin(caller, control);
         const params = validatePart(route.params, rawParams, 'params');
         // No query string: nothing to parse (ctx.query would run the parser on '').
         const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
         const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
         if (route.rateLimit) await enforceRouteLimit(route.rateLimit, caller, ctx, deps);
-        const access = target
-          ? await authorizeAccess(route, caller as UserCaller, target, versions, control)
+        const pendingAccess = target
+          ? authorizeAccess(route, caller as UserCaller, target, versions, control)
           : undefined;
-        const result = await route.handler({
+        const access = pendingAccess instanceof Promise ? await pendingAccess : pendingAccess;
+        const pendingResult = route.handler({
           params,
           query,
           body,
@@ -65,6 +70,7 @@ export function mountRoutes(
           deps,
           ctx,
         });
+        const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
         if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
         ctx.status = result.status ?? 200;
         if (ctx.status !== 204) {

@@ -71,7 +71,8 @@ export interface RouteDefinition<
    * same token-store round trip as the credential. Gets the raw path parameters and the route cache.
    */
   versionKeys?: (params: Record<string, string | undefined>, cache: RouteCache) => readonly string[];
-  handler: (input: HandlerInput<P, Q, B, A>) => Promise<HandlerResult>;
+  /** May answer synchronously (a cache hit) or with a promise. */
+  handler: (input: HandlerInput<P, Q, B, A>) => HandlerResult | Promise<HandlerResult>;
 }
 
 export interface RouteRateLimit extends Limit {

@@ -109,15 +109,16 @@ function parentVersionKeys(access: AccessContext): string[] {
 
 /**
  * GET one membership, served from the per-app cache while the versions of its parent (team and
- * organization) and of the member (`user:<id>`, for the profile shown) are unchanged.
+ * organization) and of the member (`user:<id>`, for the profile shown) are unchanged. A hit is
+ * answered synchronously.
  */
-export async function getMembershipCached(
+export function getMembershipCached(
   deps: Runtime,
   access: AccessContext,
   membershipId: number,
   versions: ReadonlyMap<string, number>,
   cache: RouteCache,
-): Promise<Membership> {
+): Membership | Promise<Membership> {
   const users = cache.permanent<number>(MEMBERSHIP_USERS);
   const memberships = cache.versioned<Membership>(MEMBERSHIPS, { maxAgeMs: MEMBERSHIP_MAX_AGE_MS });
   const knownUserId = users.get(String(membershipId));
@@ -130,13 +131,14 @@ export async function getMembershipCached(
   const key = `${parent.kind}:${parent.id}:${membershipId}`;
   const hit = memberships.get(key, [...parentTags, userTag]);
   if (hit) return hit;
-  const membership = await getMembership(deps, access, membershipId);
-  users.set(String(membershipId), membership.userId);
-  memberships.set(key, membership, [
-    ...parentTags,
-    membership.userId === knownUserId ? userTag : UNKNOWN_VERSION,
-  ]);
-  return membership;
+  return getMembership(deps, access, membershipId).then((membership) => {
+    users.set(String(membershipId), membership.userId);
+    memberships.set(key, membership, [
+      ...parentTags,
+      membership.userId === knownUserId ? userTag : UNKNOWN_VERSION,
+    ]);
+    return membership;
+  });
 }
 
 /** Invitation e-mails per inviter (API key or token alike). */

@@ -77,8 +77,10 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
 
   const server = createServer((req, res) => {
     if (draining) res.setHeader('Connection', 'close');
-    const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' || req.method === 'HEAD') {
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const path = query === -1 ? url : url.slice(0, query);
       if (path === '/health/alive')
         return sendJson(res, 200, { status: 'ok' }, requestIdFrom(req.headers['x-request-id']));
       if (path === '/health/ready') {

@@ -1,7 +1,10 @@
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import type { Membership } from '@sched/db/queries/memberships';
 import { defineRoute } from '../../routing/route.ts';
 import { getMembershipCached, membershipVersionKeys } from '../../services/memberships.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+
+const present = (membership: Membership) => ({ data: presentMembership(membership) });
 
 export const getMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
   defineRoute({
@@ -15,8 +18,9 @@ export const getMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     params: family.itemParams,
     response: { status: 200, description: 'The membership', schema: membershipOutput },
     versionKeys: membershipVersionKeys,
-    handler: async ({ deps, params, access, versions, cache }) => ({
-      data: presentMembership(await getMembershipCached(deps, access!, params.membershipId, versions, cache)),
-    }),
+    handler: ({ deps, params, access, versions, cache }) => {
+      const membership = getMembershipCached(deps, access!, params.membershipId, versions, cache);
+      return membership instanceof Promise ? membership.then(present) : present(membership);
+    },
   }),
 );
