@@ -11,6 +11,7 @@ import {
   wrkAvailable,
 } from '../load.ts';
 import { printRatio } from '../measure.ts';
+import { startPrivateRedis } from '../private-redis.ts';
 import type { ReadyMessage, ServerKey, StatsMessage } from '../servers/membership-read.ts';
 
 /**
@@ -23,11 +24,14 @@ import type { ReadyMessage, ServerKey, StatsMessage } from '../servers/membershi
  * Method (README "Benchmarks", services/api/README.md):
  * - both servers run in a child process (test/bench/servers/membership-read.ts), pinned to the last
  *   CPU; the load generator runs in another process pinned to CPU 0 (taskset; BENCH_PIN=0 turns
- *   pinning off). Postgres and Redis are the machine's, not pinned.
+ *   pinning off). Redis is a redis-server of the run's own, pinned to CPU 0 with the generator
+ *   (private-redis.ts: where the kernel put the machine's Redis moved the API's figures by 10
+ *   points; BENCH_PRIVATE_REDIS=0 uses REDIS_URL's). Postgres is the machine's, not pinned (the
+ *   measured requests do not reach it).
  * - same JSON text, 50 keep-alive connections, same keep-alive timeout for both servers;
  * - two generators, autocannon and wrk (when installed), each against the authorized GET, the bare
  *   handler and the API app's 404 (its HTTP stack alone), in alternating order over BENCH_ROUNDS
- *   rounds (default 3) of BENCH_DURATION seconds (default 5); medians by requests/s;
+ *   rounds (default 5) of BENCH_DURATION seconds (default 5); medians by requests/s;
  * - BENCH_LAYERS=1 adds one target per layer between the two (kit middleware; the API app's router
  *   and mount on a public route; plus the token-store read and scope check), to see what each costs;
  * - per target, from the server process: CPU microseconds per request (a cost that depends little
@@ -68,12 +72,16 @@ const LABELS: Record<TargetKey, string> = {
   token: 'layer: API app, token read + scope check',
 };
 
-function startServers(pinning: Pinning | null): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
+function startServers(
+  pinning: Pinning | null,
+  redisUrl: string | undefined,
+): Promise<{ child: ChildProcess; ready: ReadyMessage }> {
   const script = new URL('../servers/membership-read.ts', import.meta.url).pathname;
   // The production Node flags, for the API and the bare handler alike (same process).
   const node = [process.execPath, ...SERVICE_NODE_FLAGS, script];
   const [file, args] = pinning ? ['taskset', ['-c', pinning.servers, ...node]] : [node[0]!, node.slice(1)];
-  const child = spawn(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const env = redisUrl === undefined ? process.env : { ...process.env, REDIS_URL: redisUrl };
+  const child = spawn(file, args, { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the bench servers exited with ${code}`)));
@@ -104,10 +112,11 @@ function uptime(): string {
 
 export async function run(): Promise<void> {
   const duration = Number(process.env.BENCH_DURATION ?? 5);
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
   const connections = 50;
   const pinning = choosePinning();
-  const { child, ready } = await startServers(pinning);
+  const privateRedis = await startPrivateRedis(pinning);
+  const { child, ready } = await startServers(pinning, privateRedis?.url);
   try {
     const targets: Record<TargetKey, LoadOptions> = {
       api: { url: ready.apiUrl, headers: ready.headers, connections, durationSeconds: duration },
@@ -128,7 +137,11 @@ export async function run(): Promise<void> {
     );
     console.log(
       pinning
-        ? `servers pinned to CPU ${pinning.servers}, load generator to CPU ${pinning.generator} (Postgres, Redis unpinned)`
+        ? `servers pinned to CPU ${pinning.servers}, load generator to CPU ${pinning.generator}; ${
+            privateRedis
+              ? `Redis: the benchmark's own redis-server, pinned to CPU ${pinning.generator}`
+              : "Redis: the machine's, unpinned"
+          }; Postgres unpinned`
         : 'no CPU pinning (one CPU, no taskset, or BENCH_PIN=0): generator and servers share the CPUs',
     );
     console.log(`machine load at start: ${uptime()}`);
@@ -226,5 +239,6 @@ export async function run(): Promise<void> {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.send({ type: 'close' });
     await exited;
+    privateRedis?.stop();
   }
 }
