@@ -206,6 +206,75 @@ for (const backend of backends) {
     t.false(await store.consume('AuthorizationCode', unique('missing')));
   });
 
+  it('consumeAndUpsert: consumes, then writes every record (indexed as by upsert)', async (t, store) => {
+    const grantId = unique('grant');
+    const used = unique('rt');
+    await store.upsert('RefreshToken', used, { kind: 'RefreshToken', grantId }, 600);
+    const [at, rt] = [unique('at'), unique('rt')];
+    const settled = await store.consumeAndUpsert({ model: 'RefreshToken', id: used }, [
+      { model: 'AccessToken', id: at, payload: accessToken(at, grantId), expiresInSeconds: 1800 },
+      { model: 'RefreshToken', id: rt, payload: { kind: 'RefreshToken', grantId }, expiresInSeconds: 600 },
+    ]);
+    t.true(settled);
+    t.true(Number.isInteger((await store.find('RefreshToken', used))?.consumed));
+    t.is((await store.find('AccessToken', at))?.jti, at);
+    t.is((await store.find('RefreshToken', rt))?.consumed, undefined);
+    t.is(await store.revokeByGrantId(grantId), 3, 'the new records joined the grant index');
+  });
+
+  it('consumeAndUpsert: a consumed, missing or expired record writes nothing', async (t, store) => {
+    const grantId = unique('grant');
+    const used = unique('code');
+    await store.upsert('AuthorizationCode', used, { kind: 'AuthorizationCode', grantId }, 60);
+    t.true(await store.consume('AuthorizationCode', used));
+    const expired = unique('code');
+    await store.upsert('AuthorizationCode', expired, { kind: 'AuthorizationCode', grantId }, 1);
+    await sleep(1100);
+    for (const id of [used, unique('missing'), expired]) {
+      const at = unique('at');
+      const settled = await store.consumeAndUpsert({ model: 'AuthorizationCode', id }, [
+        { model: 'AccessToken', id: at, payload: accessToken(at, grantId), expiresInSeconds: 1800 },
+      ]);
+      t.false(settled);
+      t.is(await store.find('AccessToken', at), undefined, 'nothing written');
+    }
+  });
+
+  it('consumeAndUpsert: of 50 concurrent callers exactly one writes its tokens', async (t, store) => {
+    const grantId = unique('grant');
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken', grantId }, 600);
+    const issued = Array.from({ length: 50 }, () => unique('at'));
+    const results = await Promise.all(
+      issued.map((at) =>
+        store.consumeAndUpsert({ model: 'RefreshToken', id }, [
+          { model: 'AccessToken', id: at, payload: accessToken(at, grantId), expiresInSeconds: 1800 },
+        ]),
+      ),
+    );
+    t.is(results.filter(Boolean).length, 1);
+    const stored = await Promise.all(issued.map((at) => store.find('AccessToken', at)));
+    t.deepEqual(
+      stored.map((record) => record !== undefined),
+      results,
+      'only the winner wrote its token',
+    );
+  });
+
+  it('consumeAndUpsert without a record to consume writes, and skips records already expired', async (t, store) => {
+    const [live, dead] = [unique('at'), unique('at')];
+    const grantId = unique('grant');
+    t.true(
+      await store.consumeAndUpsert(undefined, [
+        { model: 'AccessToken', id: dead, payload: accessToken(dead, grantId), expiresInSeconds: -1 },
+        { model: 'AccessToken', id: live, payload: accessToken(live, grantId), expiresInSeconds: 60 },
+      ]),
+    );
+    t.is(await store.find('AccessToken', dead), undefined);
+    t.is((await store.find('AccessToken', live))?.jti, live);
+    t.true(await store.consumeAndUpsert(undefined, []));
+  });
+
   it('upsert with payload.consumed keeps the record consumed', async (t, store) => {
     const id = unique('rt');
     await store.upsert('RefreshToken', id, { kind: 'RefreshToken', consumed: 1_700_000_000 }, 60);

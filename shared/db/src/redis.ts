@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { coalesceWrites } from './redis-turn.ts';
 
 /** Redis is unreachable or refused us; the message is one line fit for an operator. */
 export class RedisUnavailableError extends Error {
@@ -49,10 +50,10 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
     // Off: ioredis's auto-pipeline keeps commands and replies alive across young-generation
-    // collections (4 MB promoted per scavenge under load, pauses 10x the bare handler's), which
-    // cost more than the system calls it saves; the token endpoint measured the same either way.
-    // The resource API's hot read is batched by the token store instead (mget-batch.ts), and
-    // every command goes out in the order it was issued.
+    // collections (4 MB promoted per scavenge under load, pauses 10x the bare handler's), and it
+    // groups per socket callback only. Each turn's commands share one write instead
+    // (redis-turn.ts), the resource API's hot read is batched by the token store (mget-batch.ts),
+    // and every command goes out in the order it was issued.
     enableAutoPipelining: false,
     ...(options.connectionName ? { connectionName: options.connectionName } : {}),
   };
@@ -83,5 +84,6 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
   } finally {
     clearTimeout(timer);
   }
+  coalesceWrites(redis);
   return redis;
 }

@@ -1,11 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import Provider from 'oidc-provider';
 import { FlowBrowser, createTestClient, createTestUser, issueTokens } from '../../support/oauth.ts';
 import { startTestSystem } from '../../support/system.ts';
+import { choosePinning } from '../load.ts';
 import { type Measurement, printRatio, printTable } from '../measure.ts';
+import { startPrivateRedis } from '../private-redis.ts';
 
 /**
  * refresh_token grant at 50 connections: our token endpoint (JSON/form parsing, contract checks,
@@ -18,7 +22,7 @@ import { type Measurement, printRatio, printTable } from '../measure.ts';
  */
 
 const CONNECTIONS = 50;
-const CLIENTS = 35;
+const CLIENTS = 70;
 /** Chains in flight at a connection error are lost; keep plenty. */
 const GRANTS_PER_CLIENT = 4;
 const SCOPE = 'PROFILE_READ';
@@ -27,7 +31,7 @@ const SCOPE = 'PROFILE_READ';
  * answer, so no refresh token is lost in flight between rounds. The two servers are measured in
  * alternating rounds, so load from elsewhere on the machine hits both alike.
  */
-const WARMUP_REQUESTS = 2_000;
+const WARMUP_REQUESTS = 8_000;
 const ROUNDS = 4;
 const ROUND_REQUESTS = 6_000;
 
@@ -218,10 +222,30 @@ async function prepareBare() {
   return { url, pool, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+/** Pins every thread of this process to `cpus` (taskset), returning the undo. */
+function pinThisProcess(cpus: string): () => void {
+  const set = (list: string) =>
+    execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+  set(cpus);
+  return () => set(`0-${availableParallelism() - 1}`);
+}
+
 export async function run(): Promise<void> {
-  const ours = await prepareOurs();
+  const pinning = choosePinning();
+  const privateRedis = await startPrivateRedis(pinning);
+  const redisUrl = process.env.REDIS_URL;
+  if (privateRedis) process.env.REDIS_URL = privateRedis.url;
+  const unpin = pinning ? pinThisProcess(pinning.servers) : () => {};
+  const ours = await prepareOurs().finally(() => {
+    process.env.REDIS_URL = redisUrl;
+  });
   const bare = await prepareBare();
   try {
+    console.log(
+      pinning
+        ? `servers and autocannon pinned to CPU ${pinning.servers}; Redis: ${privateRedis ? `the benchmark's own redis-server, pinned to CPU ${pinning.generator}` : 'REDIS_URL as given'}`
+        : 'not pinned (BENCH_PIN=0, one CPU, or no taskset)',
+    );
     console.log(
       `refresh_token grant, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_REQUESTS} requests; ours on ${ours.backend}`,
     );
@@ -284,5 +308,7 @@ export async function run(): Promise<void> {
   } finally {
     await bare.close();
     await ours.close();
+    privateRedis?.stop();
+    unpin();
   }
 }

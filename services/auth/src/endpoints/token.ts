@@ -57,10 +57,18 @@ export function tokenEndpoint(deps: AuthDeps) {
     replayAsForm(ctx, params);
 
     deferTokenWrites(ctx.state);
+    let settled: boolean;
     try {
       await next();
     } finally {
-      await flushTokenWrites(ctx.state);
+      // Also when the grant failed after consuming: a consumed code or refresh token stays so.
+      settled = await flushTokenWrites(store, ctx.state);
+    }
+    // Another request consumed the code or refresh token first: nothing was issued to this one.
+    if (!settled) {
+      throw grantType === 'refresh_token'
+        ? tokenErrors.invalidRefreshToken()
+        : tokenErrors.codeInvalidOrExpired();
     }
 
     const body = ctx.body as Record<string, unknown> | undefined;

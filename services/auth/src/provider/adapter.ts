@@ -1,4 +1,4 @@
-import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
+import type { RecordRef, RecordWrite, TokenPayload, TokenStore } from '@sched/db/token-store/types';
 import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 import { type ClientLoader, clientMetadata } from './clients.ts';
 import { withoutInternalScopes } from './scopes.ts';
@@ -38,19 +38,38 @@ function takePrefetched(model: string, id: string): { payload: AdapterPayload | 
 const DEFERRED = 'deferredTokenWrites';
 const DEFERRABLE = new Set(['AccessToken', 'RefreshToken']);
 
-/**
- * From now on in this request, new access and refresh tokens are not written one by one as
- * oidc-provider saves them, but together by `flushTokenWrites`, which the token endpoint awaits
- * before it answers: nothing is issued that is not stored, and the writes share one round trip.
- */
-export function deferTokenWrites(state: Record<string, unknown>): void {
-  state[DEFERRED] = [];
+/** What a token request settles at its end: the code or refresh token it uses, the tokens it issues. */
+interface DeferredWrites {
+  consume: RecordRef | undefined;
+  writes: RecordWrite[];
 }
 
-export async function flushTokenWrites(state: Record<string, unknown>): Promise<void> {
-  const writes = state[DEFERRED] as Array<() => Promise<void>> | undefined;
+function deferred(): DeferredWrites | undefined {
+  return (Provider.ctx?.state as Record<string, unknown> | undefined)?.[DEFERRED] as
+    | DeferredWrites
+    | undefined;
+}
+
+/**
+ * From now on in this request, the consumption of the code or refresh token and the new access and
+ * refresh tokens are not written one by one as oidc-provider asks, but together by
+ * `flushTokenWrites` in one atomic step of the store, which the token endpoint awaits before it
+ * answers: nothing is issued that is not stored, nothing is stored for a request that lost the
+ * race for single use, and the request costs one round trip to the store instead of three.
+ */
+export function deferTokenWrites(state: Record<string, unknown>): void {
+  state[DEFERRED] = { consume: undefined, writes: [] } satisfies DeferredWrites;
+}
+
+/**
+ * Settles what the request deferred. False when its code or refresh token had been consumed by
+ * another request meanwhile: then nothing was written, and the request must fail as a replay.
+ */
+export async function flushTokenWrites(store: TokenStore, state: Record<string, unknown>): Promise<boolean> {
+  const pending = state[DEFERRED] as DeferredWrites | undefined;
   delete state[DEFERRED];
-  if (writes && writes.length > 0) await Promise.all(writes.map((write) => write()));
+  if (!pending || (!pending.consume && pending.writes.length === 0)) return true;
+  return store.consumeAndUpsert(pending.consume, pending.writes);
 }
 
 /** oidc-provider ids (nanoid) are base64url; anything else cannot exist and never reaches the store. */
@@ -92,6 +111,13 @@ class GrantCache {
   }
 }
 
+/** The refusal of a code or refresh token that another request consumed first. */
+export function alreadyConsumed(model: string): InstanceType<typeof errors.InvalidGrant> {
+  return new errors.InvalidGrant(
+    model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
+  );
+}
+
 class TokenStoreAdapter implements Adapter {
   readonly name: string;
   readonly store: TokenStore;
@@ -110,14 +136,15 @@ class TokenStoreAdapter implements Adapter {
         ? { ...payload, scope: withoutInternalScopes(payload.scope) }
         : payload;
     this.cache?.set(id, payload, expiresIn);
-    const deferred = DEFERRABLE.has(this.name)
-      ? ((Provider.ctx?.state as Record<string, unknown> | undefined)?.[DEFERRED] as
-          | Array<() => Promise<void>>
-          | undefined)
-      : undefined;
-    const write = () => this.store.upsert(this.name, id, stored as TokenPayload, expiresIn);
-    if (deferred) deferred.push(write);
-    else await write();
+    const pending = DEFERRABLE.has(this.name) ? deferred() : undefined;
+    if (pending)
+      pending.writes.push({
+        model: this.name,
+        id,
+        payload: stored as TokenPayload,
+        expiresInSeconds: expiresIn,
+      });
+    else await this.store.upsert(this.name, id, stored as TokenPayload, expiresIn);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -150,11 +177,12 @@ class TokenStoreAdapter implements Adapter {
    * later, sequential replay is seen by oidc-provider itself and revokes everything of the grant.
    */
   async consume(id: string): Promise<void> {
-    if (!(await this.store.consume(this.name, id))) {
-      throw new errors.InvalidGrant(
-        this.name === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
-      );
+    const pending = deferred();
+    if (pending && !pending.consume) {
+      pending.consume = { model: this.name, id };
+      return;
     }
+    if (!(await this.store.consume(this.name, id))) throw alreadyConsumed(this.name);
   }
 
   async destroy(id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { turnOf } from '../redis-turn.ts';
 
 /** A burst larger than this is cut into several MGETs rather than one very large reply. */
 export const MAX_KEYS_PER_MGET = 1024;
@@ -32,6 +33,9 @@ export function createMgetBatcher(
   let keys: string[] = [];
   let waiters: Waiter[] = [];
   let scheduled = false;
+  // With a client that writes once per turn (redis-turn.ts) the batch joins that write.
+  const turn = turnOf(redis);
+  const atTurnEnd = turn ? (task: () => void) => turn.atEnd(task) : setImmediate;
 
   function send(): void {
     const batchKeys = keys;
@@ -72,7 +76,7 @@ export function createMgetBatcher(
       else if (!scheduled) {
         scheduled = true;
         // After the I/O callbacks of this turn: the other requests parsed now join the batch.
-        setImmediate(sendScheduled);
+        atTurnEnd(sendScheduled);
       }
     });
 }

@@ -18,7 +18,9 @@ import {
   checkExpiresIn,
   checkWindow,
   type RateHit,
+  type RecordRef,
   type RecordWithVersions,
+  type RecordWrite,
   type TokenPayload,
   type TokenStore,
 } from './types.ts';
@@ -37,56 +39,60 @@ const NOW_MS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
- * KEYS: record, its consumed mark, then (as flagged) grant index, uid index, userCode index.
- * ARGV: payload JSON, ttl ms ('' = none), consumed epoch s ('' = not consumed), id, grant member,
- * has-grant, has-uid, has-userCode ('1' / '0').
+ * Writes records and, when asked, first consumes one: everything a token request settles, in one
+ * atomic step (`consumeAndUpsert`; `upsert` and `consume` are its one-part cases).
+ * KEYS: record and consumed mark of the record to consume (when ARGV[1] is '1'), then per record
+ * written: record, its consumed mark, then (as flagged) grant index, uid index, userCode index.
+ * ARGV: consume? ('1' / '0'), then per record written: payload JSON, ttl ms ('' = none), consumed
+ * epoch s ('' = not consumed), id, grant member, has-grant, has-uid, has-userCode ('1' / '0').
+ * Returns 0, writing nothing, when the record to consume is missing, expired or already consumed
+ * (exactly one of concurrent callers gets 1). The consumed mark expires with its record.
  */
-const UPSERT = script(`
-local rec, mark = KEYS[1], KEYS[2]
-local ttl = ARGV[2]
-local i = 3
-local grantKey, uidKey, codeKey
-if ARGV[6] == '1' then grantKey = KEYS[i]; i = i + 1 end
-if ARGV[7] == '1' then uidKey = KEYS[i]; i = i + 1 end
-if ARGV[8] == '1' then codeKey = KEYS[i]; i = i + 1 end
-redis.call('DEL', rec, mark)
-if ttl ~= '' and tonumber(ttl) <= 0 then return 0 end
-local function put(key, value)
-  if ttl ~= '' then redis.call('SET', key, value, 'PX', ttl) else redis.call('SET', key, value) end
+const CONSUME_AND_UPSERT = script(`
+${NOW_MS}
+local k, a = 1, 2
+if ARGV[1] == '1' then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl == -2 then return 0 end
+  local set
+  if ttl > 0 then set = redis.call('SET', KEYS[2], t[1], 'NX', 'PX', ttl)
+  else set = redis.call('SET', KEYS[2], t[1], 'NX') end
+  if not set then return 0 end
+  k = 3
 end
-put(rec, ARGV[1])
-if ARGV[3] ~= '' then put(mark, ARGV[3]) end
-if uidKey then put(uidKey, ARGV[4]) end
-if codeKey then put(codeKey, ARGV[4]) end
-if grantKey then
-  ${NOW_MS}
-  local score = '+inf'
-  if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
-  redis.call('ZADD', grantKey, score, ARGV[5])
-  redis.call('ZREMRANGEBYSCORE', grantKey, '-inf', string.format('%.0f', now))
-  local last = redis.call('ZRANGE', grantKey, -1, -1, 'WITHSCORES')
-  if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
-    redis.call('PERSIST', grantKey)
-  else
-    redis.call('PEXPIREAT', grantKey, last[2])
+while a <= #ARGV do
+  local rec, mark = KEYS[k], KEYS[k + 1]
+  local payload, ttl, consumed, id, member = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  k = k + 2
+  local grantKey, uidKey, codeKey
+  if ARGV[a + 5] == '1' then grantKey = KEYS[k]; k = k + 1 end
+  if ARGV[a + 6] == '1' then uidKey = KEYS[k]; k = k + 1 end
+  if ARGV[a + 7] == '1' then codeKey = KEYS[k]; k = k + 1 end
+  a = a + 8
+  redis.call('DEL', rec, mark)
+  if ttl == '' or tonumber(ttl) > 0 then
+    local function put(key, value)
+      if ttl ~= '' then redis.call('SET', key, value, 'PX', ttl) else redis.call('SET', key, value) end
+    end
+    put(rec, payload)
+    if consumed ~= '' then put(mark, consumed) end
+    if uidKey then put(uidKey, id) end
+    if codeKey then put(codeKey, id) end
+    if grantKey then
+      local score = '+inf'
+      if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
+      redis.call('ZADD', grantKey, score, member)
+      redis.call('ZREMRANGEBYSCORE', grantKey, '-inf', string.format('%.0f', now))
+      local last = redis.call('ZRANGE', grantKey, -1, -1, 'WITHSCORES')
+      if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
+        redis.call('PERSIST', grantKey)
+      else
+        redis.call('PEXPIREAT', grantKey, last[2])
+      end
+    end
   end
 end
 return 1
-`);
-
-/**
- * KEYS: record, its consumed mark. Returns 1 for the one caller that marks an existing, unconsumed
- * record; the mark expires with the record.
- */
-const CONSUME = script(`
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 then return 0 end
-local t = redis.call('TIME')
-local set
-if ttl > 0 then set = redis.call('SET', KEYS[2], t[1], 'NX', 'PX', ttl)
-else set = redis.call('SET', KEYS[2], t[1], 'NX') end
-if set then return 1 end
-return 0
 `);
 
 /** KEYS: record, its consumed mark. ARGV: '<prefix>oidc:', model, id. Deletes both and the index entries. */
@@ -187,31 +193,49 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     return record && record[field] === value ? record : undefined;
   }
 
+  /** The KEYS and ARGV of one record written by CONSUME_AND_UPSERT, appended to `keys` and `args`. */
+  function addWrite(write: RecordWrite, keys: string[], args: string[]): void {
+    const { model, id, payload } = write;
+    assertModelName(model);
+    const expiresIn = checkExpiresIn(write.expiresInSeconds);
+    const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
+    const uid = typeof payload.uid === 'string' ? payload.uid : undefined;
+    const userCode = typeof payload.userCode === 'string' ? payload.userCode : undefined;
+    keys.push(...recordKeys(model, id));
+    if (grantId !== undefined) keys.push(grantIndexKey(prefix, grantId));
+    if (uid !== undefined) keys.push(uidIndexKey(prefix, model, uid));
+    if (userCode !== undefined) keys.push(userCodeIndexKey(prefix, model, userCode));
+    args.push(
+      JSON.stringify(payload),
+      expiresIn === undefined ? '' : String(Math.round(expiresIn * 1000)),
+      typeof payload.consumed === 'number' ? String(Math.floor(payload.consumed)) : '',
+      id,
+      grantMember(model, id),
+      grantId === undefined ? '0' : '1',
+      uid === undefined ? '0' : '1',
+      userCode === undefined ? '0' : '1',
+    );
+  }
+
+  async function consumeAndUpsert(
+    consume: RecordRef | undefined,
+    writes: readonly RecordWrite[],
+  ): Promise<boolean> {
+    const keys: string[] = [];
+    const args: string[] = [consume ? '1' : '0'];
+    if (consume) {
+      assertModelName(consume.model);
+      keys.push(...recordKeys(consume.model, consume.id));
+    }
+    for (const write of writes) addWrite(write, keys, args);
+    return (await run(redis, CONSUME_AND_UPSERT, keys, args)) === 1;
+  }
+
   return {
     kind: 'redis',
 
     async upsert(model, id, payload, expiresInSeconds) {
-      assertModelName(model);
-      const expiresIn = checkExpiresIn(expiresInSeconds);
-      const keys = recordKeys(model, id);
-      const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
-      const uid = typeof payload.uid === 'string' ? payload.uid : undefined;
-      const userCode = typeof payload.userCode === 'string' ? payload.userCode : undefined;
-      if (grantId !== undefined) keys.push(grantIndexKey(prefix, grantId));
-      if (uid !== undefined) keys.push(uidIndexKey(prefix, model, uid));
-      if (userCode !== undefined) keys.push(userCodeIndexKey(prefix, model, userCode));
-      const ttlMs = expiresIn === undefined ? '' : String(Math.round(expiresIn * 1000));
-      const consumed = typeof payload.consumed === 'number' ? String(Math.floor(payload.consumed)) : '';
-      await run(redis, UPSERT, keys, [
-        JSON.stringify(payload),
-        ttlMs,
-        consumed,
-        id,
-        grantMember(model, id),
-        grantId === undefined ? '0' : '1',
-        uid === undefined ? '0' : '1',
-        userCode === undefined ? '0' : '1',
-      ]);
+      await consumeAndUpsert(undefined, [{ model, id, payload, expiresInSeconds }]);
     },
 
     find,
@@ -224,10 +248,11 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       return findByIndex(model, userCodeIndexKey(prefix, model, userCode), 'userCode', userCode);
     },
 
-    async consume(model, id) {
-      assertModelName(model);
-      return (await run(redis, CONSUME, recordKeys(model, id), [])) === 1;
+    consume(model, id) {
+      return consumeAndUpsert({ model, id }, []);
     },
+
+    consumeAndUpsert,
 
     async destroy(model, id) {
       assertModelName(model);

@@ -5,7 +5,9 @@ import {
   checkExpiresIn,
   checkWindow,
   type RateHit,
+  type RecordRef,
   type RecordWithVersions,
+  type RecordWrite,
   type TokenPayload,
   type TokenStore,
 } from './types.ts';
@@ -49,8 +51,50 @@ export interface SqlTokenStoreOptions {
  * are never returned; `sweepExpired()` deletes them (called periodically by the service).
  */
 export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore {
-  async function raw<R>(sql: string, bindings: readonly Knex.RawBinding[] = []): Promise<RawResult<R>> {
-    return (await knex.raw(sql, bindings as Knex.RawBinding[])) as RawResult<R>;
+  async function raw<R>(
+    sql: string,
+    bindings: readonly Knex.RawBinding[] = [],
+    db: Knex | Knex.Transaction = knex,
+  ): Promise<RawResult<R>> {
+    return (await db.raw(sql, bindings as Knex.RawBinding[])) as RawResult<R>;
+  }
+
+  async function upsertIn(db: Knex | Knex.Transaction, write: RecordWrite): Promise<void> {
+    const { model, id, payload } = write;
+    assertModelName(model);
+    const expiresIn = checkExpiresIn(write.expiresInSeconds);
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    await raw(
+      `insert into ${RECORDS} (model, id, payload, grant_id, uid, user_code, consumed_at, expires_at)
+       values (?, ?, ?::jsonb, ?, ?, ?, to_timestamp(?::float8),
+               now() + make_interval(secs => ?::float8))
+       on conflict (model, id) do update set
+         payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+         user_code = excluded.user_code, consumed_at = excluded.consumed_at, expires_at = excluded.expires_at`,
+      [
+        model,
+        id,
+        JSON.stringify(payload),
+        text(payload.grantId),
+        text(payload.uid),
+        text(payload.userCode),
+        typeof payload.consumed === 'number' ? payload.consumed : null,
+        expiresIn ?? null,
+      ],
+      db,
+    );
+  }
+
+  async function consumeIn(db: Knex | Knex.Transaction, { model, id }: RecordRef): Promise<boolean> {
+    assertModelName(model);
+    // Concurrent updates of one row serialize on its lock; the losers re-check the condition.
+    const { rows } = await raw(
+      `update ${RECORDS} set consumed_at = now()
+       where model = ? and id = ? and consumed_at is null and ${LIVE} returning 1 as consumed`,
+      [model, id],
+      db,
+    );
+    return rows.length === 1;
   }
 
   async function findBy<P extends TokenPayload>(
@@ -81,28 +125,8 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
   return {
     kind: 'sql',
 
-    async upsert(model, id, payload, expiresInSeconds) {
-      assertModelName(model);
-      const expiresIn = checkExpiresIn(expiresInSeconds);
-      const text = (value: unknown) => (typeof value === 'string' ? value : null);
-      await raw(
-        `insert into ${RECORDS} (model, id, payload, grant_id, uid, user_code, consumed_at, expires_at)
-         values (?, ?, ?::jsonb, ?, ?, ?, to_timestamp(?::float8),
-                 now() + make_interval(secs => ?::float8))
-         on conflict (model, id) do update set
-           payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-           user_code = excluded.user_code, consumed_at = excluded.consumed_at, expires_at = excluded.expires_at`,
-        [
-          model,
-          id,
-          JSON.stringify(payload),
-          text(payload.grantId),
-          text(payload.uid),
-          text(payload.userCode),
-          typeof payload.consumed === 'number' ? payload.consumed : null,
-          expiresIn ?? null,
-        ],
-      );
+    upsert(model, id, payload, expiresInSeconds) {
+      return upsertIn(knex, { model, id, payload, expiresInSeconds });
     },
 
     find(model, id) {
@@ -117,15 +141,24 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
       return findBy(model, 'user_code', userCode);
     },
 
-    async consume(model, id) {
-      assertModelName(model);
-      // Concurrent updates of one row serialize on its lock; the losers re-check the condition.
-      const { rows } = await raw(
-        `update ${RECORDS} set consumed_at = now()
-         where model = ? and id = ? and consumed_at is null and ${LIVE} returning 1 as consumed`,
-        [model, id],
-      );
-      return rows.length === 1;
+    consume(model, id) {
+      return consumeIn(knex, { model, id });
+    },
+
+    async consumeAndUpsert(consume, writes) {
+      if (!consume) {
+        if (writes.length === 1) await upsertIn(knex, writes[0]!);
+        else if (writes.length > 1)
+          await knex.transaction(async (trx) => {
+            for (const write of writes) await upsertIn(trx, write);
+          });
+        return true;
+      }
+      return knex.transaction(async (trx) => {
+        if (!(await consumeIn(trx, consume))) return false;
+        for (const write of writes) await upsertIn(trx, write);
+        return true;
+      });
     },
 
     async destroy(model, id) {

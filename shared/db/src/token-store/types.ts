@@ -56,6 +56,18 @@ export interface RecordWithVersions<P extends TokenPayload = TokenPayload> {
   versions: number[];
 }
 
+/** A record of the store, by model and id. */
+export interface RecordRef {
+  model: string;
+  id: string;
+}
+
+/** One record to write, as `upsert` takes it. */
+export interface RecordWrite extends RecordRef {
+  payload: TokenPayload;
+  expiresInSeconds?: number | undefined;
+}
+
 export interface TokenStore {
   readonly kind: 'redis' | 'sql';
 
@@ -77,6 +89,13 @@ export interface TokenStore {
    * consumed, is missing or has expired.
    */
   consume(model: string, id: string): Promise<boolean>;
+  /**
+   * `consume(consume)` and, only when that succeeds, every `upsert` of `writes`, as one atomic step:
+   * a token request's single use and the tokens it issues are settled together, in one round trip.
+   * False, with nothing written, when the record to consume is missing, expired or already
+   * consumed. Without `consume`, just the writes (true).
+   */
+  consumeAndUpsert(consume: RecordRef | undefined, writes: readonly RecordWrite[]): Promise<boolean>;
   destroy(model: string, id: string): Promise<void>;
   /** Deletes every record (of any model) whose payload.grantId is `grantId`; returns how many. */
   revokeByGrantId(grantId: string): Promise<number>;
