@@ -112,7 +112,7 @@ class GrantCache {
 }
 
 /** The refusal of a code or refresh token that another request consumed first. */
-export function alreadyConsumed(model: string): InstanceType<typeof errors.InvalidGrant> {
+function alreadyConsumed(model: string): InstanceType<typeof errors.InvalidGrant> {
   return new errors.InvalidGrant(
     model === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed',
   );
@@ -172,9 +172,11 @@ class TokenStoreAdapter implements Adapter {
 
   /**
    * oidc-provider decides single use from the `consumed` it read earlier, so two concurrent requests
-   * could both pass; the store's consume is atomic, and the loser is refused here before anything
-   * is issued. A concurrent loser does not revoke the grant (the winner's tokens stay valid); a
-   * later, sequential replay is seen by oidc-provider itself and revokes everything of the grant.
+   * could both pass; the store's consume is atomic. In a token request the consumption waits for
+   * the tokens the request issues and is settled with them (`flushTokenWrites`): the loser stores
+   * nothing and is refused there. Elsewhere it happens at once, and the loser is refused here. A
+   * concurrent loser does not revoke the grant (the winner's tokens stay valid); a later,
+   * sequential replay is seen by oidc-provider itself and revokes everything of the grant.
    */
   async consume(id: string): Promise<void> {
     const pending = deferred();
