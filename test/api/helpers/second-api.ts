@@ -1,11 +1,11 @@
 import type { createApiApp } from '@sched/api/app';
 import { type Database, openDatabase } from '@sched/db/connection';
+import { openRedis } from '@sched/db/redis';
 import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { TestFn } from 'ava';
-import { Redis } from 'ioredis';
 import { apiRuntime, serveApiApp } from '../../support/api-app.ts';
 import { setUpForFile } from '../../support/read-through.ts';
 import type { TestSystem } from '../../support/system.ts';
@@ -30,10 +30,10 @@ export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
     ? await openDatabase({ url: system.database.url })
     : undefined;
   const db = ownDb ?? system.stores.db;
+  // The production client (openRedis: its options and one socket write per event-loop turn).
   const redis = system.redis
-    ? new Redis(system.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    ? await openRedis(system.redis.url, { connectionName: 'second-api' })
     : undefined;
-  if (redis) await redis.connect();
   const inner = redis
     ? createRedisTokenStore({ redis, prefix: system.redis!.prefix })
     : createSqlTokenStore({ knex: db.knex });
