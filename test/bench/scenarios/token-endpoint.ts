@@ -243,7 +243,7 @@ export async function run(): Promise<void> {
   try {
     console.log(
       pinning
-        ? `servers and autocannon pinned to CPU ${pinning.servers}; Redis: ${privateRedis ? `the benchmark's own redis-server, pinned to CPU ${pinning.generator}` : 'REDIS_URL as given'}`
+        ? `servers and autocannon pinned to CPU ${pinning.servers}; Redis: ${privateRedis ? `the benchmark's own redis-server, pinned to CPU ${pinning.generator}` : redisUrl ? 'REDIS_URL as given' : 'none (SQL token store)'}`
         : 'not pinned (BENCH_PIN=0, one CPU, or no taskset)',
     );
     console.log(
