@@ -222,12 +222,14 @@ async function prepareBare() {
   return { url, pool, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** Pins every thread of this process to `cpus` (taskset), returning the undo. */
+/** Pins every thread of this process to `cpus` (taskset), returning the undo (the list it had). */
 function pinThisProcess(cpus: string): () => void {
-  const set = (list: string) =>
-    execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+  const pid = String(process.pid);
+  const shown = execFileSync('taskset', ['-c', '-p', pid], { encoding: 'utf8' });
+  const before = /list:\s*(\S+)/.exec(shown)?.[1] ?? `0-${availableParallelism() - 1}`;
+  const set = (list: string) => execFileSync('taskset', ['-a', '-p', '-c', list, pid], { stdio: 'ignore' });
   set(cpus);
-  return () => set(`0-${availableParallelism() - 1}`);
+  return () => set(before);
 }
 
 export async function run(): Promise<void> {
