@@ -109,6 +109,24 @@ redisTest("a batched read joins its turn's write and sees the writes issued befo
   }
 });
 
+redisTest('a task queued while a turn ends runs at the end of the next turn', async (t) => {
+  const turn = turnOf(testRedis!.redis)!;
+  const ran: string[] = [];
+  const bothRan = new Promise<void>((resolve) => {
+    turn.atEnd(() => {
+      ran.push('first');
+      turn.atEnd(() => {
+        ran.push('second');
+        resolve();
+      });
+    });
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([bothRan, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+  clearTimeout(timer);
+  t.deepEqual(ran, ['first', 'second']);
+});
+
 redisTest('after a reconnect the new connection is used, and still written once a turn', async (t) => {
   const { redis, prefix } = testRedis!;
   const key = `${prefix}turn:reconnect`;

@@ -53,6 +53,8 @@ export function coalesceWrites(redis: Redis): RedisTurn {
       const socket = corked;
       corked = undefined;
       socket?.uncork();
+      // A task that asked for the end of a turn while this one ended gets the next.
+      if (tasks.length > 0) schedule();
     }
   }
 
