@@ -44,18 +44,25 @@ export function coalesceWrites(redis: Redis): RedisTurn {
   function endTurn(): void {
     scheduled = false;
     ending = true;
-    try {
-      const due = tasks;
-      tasks = [];
-      for (const task of due) task();
-    } finally {
-      ending = false;
-      const socket = corked;
-      corked = undefined;
-      socket?.uncork();
-      // A task that asked for the end of a turn while this one ended gets the next.
-      if (tasks.length > 0) schedule();
+    const due = tasks;
+    tasks = [];
+    for (const task of due) {
+      try {
+        task();
+      } catch (error) {
+        // As a throwing timer callback would: uncaught, but only after the other tasks ran and
+        // the turn's commands left, so no other caller waits forever on a corked socket.
+        process.nextTick(() => {
+          throw error;
+        });
+      }
     }
+    ending = false;
+    const socket = corked;
+    corked = undefined;
+    socket?.uncork();
+    // A task that asked for the end of a turn while this one ended gets the next.
+    if (tasks.length > 0) schedule();
   }
 
   function schedule(): void {
