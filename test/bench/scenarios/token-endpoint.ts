@@ -31,7 +31,12 @@ const SCOPE = 'PROFILE_READ';
  * answer, so no refresh token is lost in flight between rounds. The two servers are measured in
  * alternating rounds, so load from elsewhere on the machine hits both alike.
  */
-const WARMUP_REQUESTS = 8_000;
+/**
+ * Both sides still get faster after thousands of requests (JIT), ours longer than the bare one:
+ * with 2,000 our first round was the slowest of the run. 16,000 per side keeps every client under
+ * its rate limit (1,200 a minute) for the whole run.
+ */
+const WARMUP_REQUESTS = 16_000;
 const ROUNDS = 4;
 const ROUND_REQUESTS = 6_000;
 
@@ -232,22 +237,47 @@ function pinThisProcess(cpus: string): () => void {
   return () => set(before);
 }
 
+/** Runs `body` with REDIS_URL set to `url` (when given), restoring it after. */
+async function withRedisUrl<T>(url: string | undefined, body: () => Promise<T>): Promise<T> {
+  if (url === undefined) return body();
+  const before = process.env.REDIS_URL;
+  process.env.REDIS_URL = url;
+  try {
+    return await body();
+  } finally {
+    if (before === undefined) delete process.env.REDIS_URL;
+    else process.env.REDIS_URL = before;
+  }
+}
+
 export async function run(): Promise<void> {
   const pinning = choosePinning();
   const privateRedis = await startPrivateRedis(pinning);
-  const redisUrl = process.env.REDIS_URL;
-  if (privateRedis) process.env.REDIS_URL = privateRedis.url;
   const unpin = pinning ? pinThisProcess(pinning.servers) : () => {};
-  const ours = await prepareOurs().finally(() => {
-    process.env.REDIS_URL = redisUrl;
-  });
-  const bare = await prepareBare();
   try {
+    const redis = privateRedis
+      ? `the benchmark's own redis-server, pinned to CPU ${pinning?.generator}`
+      : process.env.REDIS_URL
+        ? 'REDIS_URL as given'
+        : 'none (SQL token store)';
     console.log(
       pinning
-        ? `servers and autocannon pinned to CPU ${pinning.servers}; Redis: ${privateRedis ? `the benchmark's own redis-server, pinned to CPU ${pinning.generator}` : redisUrl ? 'REDIS_URL as given' : 'none (SQL token store)'}`
-        : 'not pinned (BENCH_PIN=0, one CPU, or no taskset)',
+        ? `servers and autocannon pinned to CPU ${pinning.servers}; Redis: ${redis}`
+        : `not pinned (BENCH_PIN=0, one CPU, or no taskset); Redis: ${redis}`,
     );
+    await measureBoth(await withRedisUrl(privateRedis?.url, prepareOurs));
+  } finally {
+    privateRedis?.stop();
+    unpin();
+  }
+}
+
+async function measureBoth(ours: Awaited<ReturnType<typeof prepareOurs>>): Promise<void> {
+  const bare = await prepareBare().catch(async (error: unknown) => {
+    await ours.close();
+    throw error;
+  });
+  try {
     console.log(
       `refresh_token grant, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${ROUND_REQUESTS} requests; ours on ${ours.backend}`,
     );
@@ -310,7 +340,5 @@ export async function run(): Promise<void> {
   } finally {
     await bare.close();
     await ours.close();
-    privateRedis?.stop();
-    unpin();
   }
 }
