@@ -146,16 +146,13 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
     },
 
     async consumeAndUpsert(consume, writes) {
-      if (!consume) {
-        if (writes.length === 1) await upsertIn(knex, writes[0]!);
-        else if (writes.length > 1)
-          await knex.transaction(async (trx) => {
-            for (const write of writes) await upsertIn(trx, write);
-          });
+      // One statement needs no transaction (what `upsert` runs).
+      if (!consume && writes.length <= 1) {
+        if (writes[0]) await upsertIn(knex, writes[0]);
         return true;
       }
       return knex.transaction(async (trx) => {
-        if (!(await consumeIn(trx, consume))) return false;
+        if (consume && !(await consumeIn(trx, consume))) return false;
         for (const write of writes) await upsertIn(trx, write);
         return true;
       });
