@@ -12,7 +12,7 @@ import {
 import { later, readThrough } from '../support/read-through.ts';
 import { setUpTestSystem, type TestSystem } from '../support/system.ts';
 
-const userKeys = { user: true, email: true, password: true } as const;
+const userKeys = { id: true, email: true, password: true, apiKey: true, user: true } as const;
 const clientKeys = { client: true, secret: true, redirectUri: true } as const;
 
 /**

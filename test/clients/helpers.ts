@@ -46,7 +46,7 @@ export function setUpClientsWorld<Context>(test: TestFn<Context>): { world: Clie
   });
   return {
     world: readThrough(world.get, { system: true, smtp: true, call: true, admin: true, close: true }),
-    owner: readThrough(owner.get, { id: true, email: true, apiKey: true }),
+    owner: readThrough(owner.get, { id: true, email: true, password: true, apiKey: true, user: true }),
   };
 }
 

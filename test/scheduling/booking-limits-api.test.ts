@@ -1,7 +1,8 @@
 // GET/PATCH/DELETE /v2/me/booking-limits over HTTP (api-v2 "User booking limits", contract §8).
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
-import { addMembership, makeOrganization, makeOrganizationMember, makeTeam, makeUser } from './fixtures.ts';
+import { insertOrganization, insertTeam } from '../support/factories.ts';
+import { addMembership, makeOrganizationMember, makeUser } from './fixtures.ts';
 import { setUpSchedulingApi } from './http.ts';
 
 const { call, knex } = setUpSchedulingApi(test);
@@ -63,11 +64,11 @@ test('users outside any organization get 403 on all three methods', async (t) =>
   await addMembership(
     knex(),
     pending.id,
-    { organizationId: await makeOrganization(knex()) },
+    { organizationId: await insertOrganization(knex()) },
     { accepted: false },
   );
   const teamOnly = await makeUser(knex());
-  await addMembership(knex(), teamOnly.id, { teamId: await makeTeam(knex()) }, { role: 'OWNER' });
+  await addMembership(knex(), teamOnly.id, { teamId: await insertTeam(knex()) }, { role: 'OWNER' });
   for (const [label, user] of [
     ['no membership', loner],
     ['invitation not accepted', pending],
@@ -91,9 +92,9 @@ test('users outside any organization get 403 on all three methods', async (t) =>
 
 test('a member of an organization team through the organization counts; an organization member works', async (t) => {
   const user = await makeUser(knex());
-  const org = await makeOrganization(knex());
+  const org = await insertOrganization(knex());
   await addMembership(knex(), user.id, { organizationId: org }, { role: 'MEMBER' });
-  await addMembership(knex(), user.id, { teamId: await makeTeam(knex(), org) });
+  await addMembership(knex(), user.id, { teamId: await insertTeam(knex(), org) });
   const key = (await createApiKey(knex(), user.id)).plain;
   t.is((await call('PATCH', '/me/booking-limits', { token: key, body: { perMonth: 7 } })).status, 200);
 });

@@ -5,10 +5,10 @@ import { AppError } from '@sched/kit/errors';
 import test from 'ava';
 import { createBooking } from '../../services/api/src/scheduling/booking-service.ts';
 import { databaseBackends, setUpTestDatabase, type TestDatabase } from '../support/database.ts';
+import { insertTeam } from '../support/factories.ts';
 import {
   addMembership,
   attendee,
-  makeTeam,
   makeUser,
   personalEventType,
   setAvailability,
@@ -104,7 +104,7 @@ for (const backend of databaseBackends()) {
     `[${backend}] a team event type: each host's limit and the event type's limit hold`,
     async (t) => {
       const knex = database.db.knex;
-      const teamId = await makeTeam(knex);
+      const teamId = await insertTeam(knex);
       const hosts = [await makeUser(knex), await makeUser(knex), await makeUser(knex)];
       for (const [index, user] of hosts.entries()) {
         await setAvailability(knex, user);

@@ -11,11 +11,11 @@ import {
   rescheduleBooking,
 } from '../../services/api/src/scheduling/booking-service.ts';
 import { setUpTestDatabase } from '../support/database.ts';
+import { insertTeam } from '../support/factories.ts';
 import {
   addMembership,
   attendee,
   localTime,
-  makeTeam,
   makeUser,
   personalEventType,
   setAvailability,
@@ -290,7 +290,7 @@ test('a user limit counts personal and team bookings alike', async (t) => {
   const a = await makeUser(knex());
   await setAvailability(knex(), a);
   await setLimits(knex(), a.id, { perDay: 2 });
-  const teamId = await makeTeam(knex());
+  const teamId = await insertTeam(knex());
   await addMembership(knex(), a.id, { teamId });
   const team = await teamEventType(knex(), teamId, [a.id]);
   const personal = await personalEventType(knex(), a.id);
@@ -302,7 +302,7 @@ test('a user limit counts personal and team bookings alike', async (t) => {
 
 test('team event types: a free host under their limits is chosen; fewest bookings first, lowest id on ties', async (t) => {
   const [a, b] = [await makeUser(knex()), await makeUser(knex())];
-  const teamId = await makeTeam(knex());
+  const teamId = await insertTeam(knex());
   for (const user of [a!, b!]) {
     await setAvailability(knex(), user);
     await addMembership(knex(), user.id, { teamId });
@@ -330,7 +330,7 @@ test('team event types: a free host under their limits is chosen; fewest booking
 
 test('team hosts who are no longer accepted members are not booked', async (t) => {
   const [a, b] = [await makeUser(knex()), await makeUser(knex())];
-  const teamId = await makeTeam(knex());
+  const teamId = await insertTeam(knex());
   for (const user of [a!, b!]) {
     await setAvailability(knex(), user);
     await addMembership(knex(), user.id, { teamId });

@@ -1,58 +1,45 @@
-// Shared set-up for the scheduling tests: users, organizations, teams, memberships, event types,
-// schedules and limits straight through the query modules (no HTTP needed).
+// Set-up for the scheduling tests on top of test/support/factories.ts: hosts, memberships, event
+// types, schedules and limits straight through the query modules (no HTTP needed).
 import { patchBookingLimits } from '@sched/db/queries/booking-limits';
 import { createPersonalEventType, createTeamEventType, type EventType } from '@sched/db/queries/event-types';
 import { replaceDefaultAvailability } from '@sched/db/queries/schedules';
-import { createUser, type User, type Weekday } from '@sched/db/queries/users';
+import type { User, Weekday } from '@sched/db/queries/users';
 import type { AvailabilityRule } from '@sched/policy/availability';
 import type { BookingLimitSet } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
+import { insertMembership, insertOrganization, insertUser, type RoleName } from '../support/factories.ts';
 
 let sequence = 0;
 const next = () => `${process.pid}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 
+/** A host: a user (see insertUser) without password or API key; returns its row. */
 export async function makeUser(
   knex: Knex,
   options: { timeZone?: string; weekStart?: Weekday; name?: string } = {},
 ): Promise<User> {
   const id = next();
-  return createUser(knex, {
+  const made = await insertUser(knex, {
     email: `host-${id}@example.com`,
     name: options.name ?? `Host ${id}`,
     timeZone: options.timeZone ?? 'UTC',
     weekStart: options.weekStart ?? 'Monday',
-    emailVerifiedAt: new Date(),
-    onboardingStep: 'complete',
+    password: null,
+    withApiKey: false,
   });
+  return made.user;
 }
 
-export async function makeOrganization(knex: Knex): Promise<number> {
-  const id = next();
-  const [row] = (await knex('organizations')
-    .insert({ name: `Org ${id}`, slug: `org-${id}` })
-    .returning('id')) as Array<{ id: number }>;
-  return Number(row!.id);
-}
-
-export async function makeTeam(knex: Knex, organizationId: number | null = null): Promise<number> {
-  const id = next();
-  const [row] = (await knex('teams')
-    .insert({ name: `Team ${id}`, slug: `team-${id}`, organization_id: organizationId })
-    .returning('id')) as Array<{ id: number }>;
-  return Number(row!.id);
-}
-
+/** A membership (accepted MEMBER unless told otherwise) of the organization or team. */
 export async function addMembership(
   knex: Knex,
   userId: number,
   target: { organizationId?: number; teamId?: number },
-  options: { role?: 'OWNER' | 'ADMIN' | 'MEMBER'; accepted?: boolean } = {},
+  options: { role?: RoleName; accepted?: boolean } = {},
 ): Promise<void> {
-  await knex('memberships').insert({
-    user_id: userId,
-    organization_id: target.organizationId ?? null,
-    team_id: target.teamId ?? null,
+  await insertMembership(knex, {
+    userId,
+    ...target,
     role: options.role ?? 'MEMBER',
     accepted: options.accepted ?? true,
   });
@@ -64,7 +51,7 @@ export async function makeOrganizationMember(
   options: Parameters<typeof makeUser>[1] = {},
 ): Promise<User> {
   const user = await makeUser(knex, options);
-  await addMembership(knex, user.id, { organizationId: await makeOrganization(knex) });
+  await addMembership(knex, user.id, { organizationId: await insertOrganization(knex) });
   return user;
 }
 

@@ -11,7 +11,8 @@ import { countEventTypeBookings, countHostBookings, listBusy } from '@sched/db/q
 import { getDefaultSchedule, getHostProfiles } from '@sched/db/queries/schedules';
 import test from 'ava';
 import { setUpTestDatabase } from '../support/database.ts';
-import { addMembership, makeOrganization, makeTeam, makeUser, personalEventType } from './fixtures.ts';
+import { insertOrganization, insertTeam } from '../support/factories.ts';
+import { addMembership, makeUser, personalEventType } from './fixtures.ts';
 
 const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
@@ -71,8 +72,8 @@ test('getBookingLimitsOf returns every asked user', async (t) => {
 test('isOrganizationMember: only an accepted membership with organization_id counts', async (t) => {
   const user = await makeUser(knex());
   t.false(await isOrganizationMember(knex(), user.id));
-  const org = await makeOrganization(knex());
-  await addMembership(knex(), user.id, { teamId: await makeTeam(knex(), org) });
+  const org = await insertOrganization(knex());
+  await addMembership(knex(), user.id, { teamId: await insertTeam(knex(), org) });
   t.false(await isOrganizationMember(knex(), user.id), 'a team of the organization is not the organization');
   await addMembership(knex(), user.id, { organizationId: org }, { accepted: false });
   t.false(await isOrganizationMember(knex(), user.id), 'pending invitation');

@@ -3,14 +3,8 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
 import type { User } from '@sched/db/queries/users';
 import test from 'ava';
-import {
-  addMembership,
-  makeOrganization,
-  makeOrganizationMember,
-  makeTeam,
-  makeUser,
-  setAvailability,
-} from './fixtures.ts';
+import { insertOrganization, insertTeam } from '../support/factories.ts';
+import { addMembership, makeOrganizationMember, makeUser, setAvailability } from './fixtures.ts';
 import { type Json, setUpSchedulingApi } from './http.ts';
 
 const { call, knex } = setUpSchedulingApi(test);
@@ -108,8 +102,8 @@ test('event type input is validated (400)', async (t) => {
 });
 
 test('team event types: admins create with hosts who are accepted members; members read; others are refused', async (t) => {
-  const org = await makeOrganization(knex());
-  const teamId = await makeTeam(knex(), org);
+  const org = await insertOrganization(knex());
+  const teamId = await insertTeam(knex(), org);
   const admin = await makeUser(knex());
   const member = await makeUser(knex());
   const invited = await makeUser(knex());
@@ -156,7 +150,7 @@ test('team event types: admins create with hosts who are accepted members; membe
   t.is((await call('GET', `/teams/${teamId}/event-types/${id}`, { token: memberKey })).status, 200);
   t.is((await call('GET', `/teams/${teamId}/event-types`, { token: outsiderKey })).status, 403);
   t.is((await call('GET', '/teams/999999/event-types', { token: adminKey })).status, 404);
-  const otherTeam = await makeTeam(knex(), org);
+  const otherTeam = await insertTeam(knex(), org);
   await addMembership(knex(), member.id, { teamId: otherTeam });
   t.is((await call('GET', `/teams/${otherTeam}/event-types/${id}`, { token: memberKey })).status, 404);
 });
@@ -406,7 +400,7 @@ test('GET /v2/bookings lists the caller’s bookings as host (with BOOKING_READ 
 });
 
 test('team event types over HTTP: a free host under their limits is assigned', async (t) => {
-  const teamId = await makeTeam(knex());
+  const teamId = await insertTeam(knex());
   const a = await host();
   const b = await host();
   for (const h of [a, b]) await addMembership(knex(), h.user.id, { teamId }, { role: 'ADMIN' });

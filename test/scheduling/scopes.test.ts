@@ -2,7 +2,8 @@
 // public booking routes that accept a token without requiring one.
 import test from 'ava';
 import { createTestAccessToken } from '../support/tokens.ts';
-import { addMembership, makeOrganization, makeOrganizationMember, makeTeam, makeUser } from './fixtures.ts';
+import { insertOrganization, insertTeam } from '../support/factories.ts';
+import { addMembership, makeOrganizationMember, makeUser } from './fixtures.ts';
 import { setUpSchedulingApi } from './http.ts';
 
 const { system, call, knex } = setUpSchedulingApi(test);
@@ -92,8 +93,8 @@ test('event types, schedule and bookings list need their own scopes', async (t) 
 });
 
 test('team event types: TEAM_EVENT_TYPE_* scopes, ORG_ implies TEAM_', async (t) => {
-  const org = await makeOrganization(knex());
-  const teamId = await makeTeam(knex(), org);
+  const org = await insertOrganization(knex());
+  const teamId = await insertTeam(knex(), org);
   const admin = await makeUser(knex());
   await addMembership(knex(), admin.id, { teamId }, { role: 'ADMIN' });
   const body = (slug: string) => ({ title: 'T', slug, lengthInMinutes: 30, hostUserIds: [admin.id] });

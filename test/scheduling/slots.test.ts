@@ -6,11 +6,11 @@ import type { EventType } from '@sched/db/queries/event-types';
 import test from 'ava';
 import { DateTime } from 'luxon';
 import { setUpTestDatabase } from '../support/database.ts';
+import { insertTeam } from '../support/factories.ts';
 import {
   addMembership,
   attendee,
   localTime,
-  makeTeam,
   makeUser,
   personalEventType,
   setAvailability,
@@ -167,7 +167,7 @@ test('event-type limits hide that event type only', async (t) => {
 });
 
 test('team event types offer a slot while any host is free and under their limits', async (t) => {
-  const teamId = await makeTeam(knex());
+  const teamId = await insertTeam(knex());
   const a = await makeUser(knex());
   const b = await makeUser(knex(), { timeZone: 'America/New_York' });
   for (const user of [a, b]) await addMembership(knex(), user.id, { teamId });

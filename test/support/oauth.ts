@@ -1,83 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  type ClientReviewStatus,
-  type ClientType,
-  createOAuthClient,
-  type OAuthClient,
-} from '@sched/db/queries/oauth-clients';
-import { createUser, type User } from '@sched/db/queries/users';
-import type { Knex } from 'knex';
 
 /**
- * Helpers to create users and OAuth clients and to drive the authorization-code flow over HTTP
- * (a small cookie-keeping browser), reusable by every suite that needs a real access token.
+ * Helpers to drive the authorization-code flow over HTTP (a small cookie-keeping browser),
+ * reusable by every suite that needs a real access token. Users and clients: ./factories.ts.
  */
 
-let sequence = 0;
-const unique = () =>
-  `${Date.now().toString(36)}${(++sequence).toString(36)}${randomBytes(3).toString('hex')}`;
-
-export interface TestUser {
-  user: User;
-  email: string;
-  password: string;
-}
-
-export async function createTestUser(
-  knex: Knex,
-  options: { email?: string; password?: string; name?: string; username?: string } = {},
-): Promise<TestUser> {
-  const email = options.email ?? `user-${unique()}@example.com`;
-  const password = options.password ?? `pw-${unique()}-long`;
-  const user = await createUser(knex, {
-    email,
-    password,
-    name: options.name ?? 'Test User',
-    username: options.username ?? null,
-    emailVerifiedAt: new Date(),
-    onboardingStep: 'complete',
-  });
-  return { user, email, password };
-}
-
-export interface TestClient {
-  client: OAuthClient;
-  /** The plain secret of a confidential client (null for public clients). */
-  secret: string | null;
-  redirectUri: string;
-}
-
-export interface TestClientOptions {
-  type?: ClientType;
-  scopes?: string[];
-  redirectUris?: string[];
-  status?: ClientReviewStatus;
-  name?: string;
-  logo?: string | null;
-  websiteUrl?: string | null;
-  ownerUserId?: number;
-}
-
-/** An APPROVED confidential client with PROFILE_READ and BOOKING_READ unless told otherwise. */
-export async function createTestClient(knex: Knex, options: TestClientOptions = {}): Promise<TestClient> {
-  const ownerUserId = options.ownerUserId ?? (await createTestUser(knex)).user.id;
-  const redirectUris = options.redirectUris ?? [`https://app-${unique()}.example.com/callback`];
-  const status = options.status ?? 'APPROVED';
-  const { client, secret } = await createOAuthClient(knex, {
-    ownerUserId,
-    name: options.name ?? 'Test App',
-    redirectUris,
-    scopes: options.scopes ?? ['PROFILE_READ', 'BOOKING_READ'],
-    clientType: options.type ?? 'confidential',
-    logo: options.logo ?? null,
-    websiteUrl: options.websiteUrl ?? null,
-    reviewStatus: status,
-    rejectionReason: status === 'REJECTED' ? 'Not a real application' : null,
-  });
-  return { client, secret: secret?.plain ?? null, redirectUri: redirectUris[0]! };
-}
+// Moved to ./factories.ts; this re-export goes away.
+export {
+  insertClient as createTestClient,
+  insertUser as createTestUser,
+  type TestClient,
+  type TestClientOptions,
+  type TestUser,
+} from './factories.ts';
+import type { TestClient } from './factories.ts';
 
 /** A PKCE verifier and its S256 challenge. */
 export function pkcePair(): { verifier: string; challenge: string } {

@@ -9,9 +9,9 @@
 // HTTP figures are bookings, not 429 answers (before 2026-11-24 they were mostly 429s).
 import { createBooking } from '../../../services/api/src/scheduling/booking-service.ts';
 import { startTestSystem, type TestSystem } from '../../support/system.ts';
+import { insertOrganization } from '../../support/factories.ts';
 import {
   addMembership,
-  makeOrganization,
   makeUser,
   personalEventType,
   setAvailability,
@@ -43,7 +43,7 @@ async function prepare(size: number): Promise<Setup> {
   const system = await startTestSystem({ TRUST_PROXY: 'true' });
   const knex = system.stores.db.knex;
   const host = await makeUser(knex, { timeZone: 'Europe/Berlin' });
-  await addMembership(knex, host.id, { organizationId: await makeOrganization(knex) });
+  await addMembership(knex, host.id, { organizationId: await insertOrganization(knex) });
   await setAvailability(knex, host);
   await setLimits(knex, host.id, { perDay: 1_000, perWeek: 5_000, perMonth: 20_000, perYear: 200_000 });
   const eventType = await personalEventType(knex, host.id, { lengthInMinutes: 15 });
