@@ -2,10 +2,13 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
 import { insertOrganization, insertTeam } from '../support/factories.ts';
-import { addMembership, makeOrganizationMember, makeUser } from './fixtures.ts';
-import { setUpSchedulingApi } from './http.ts';
+import { addMembership, makeOrganizationMember, makeUser } from '../support/scheduling.ts';
+import { apiClient } from '../support/http.ts';
+import { setUpWorld } from '../support/world.ts';
 
-const { call, knex } = setUpSchedulingApi(test);
+const { system, knex } = setUpWorld(test);
+/** Paths under /v2; an empty body reads as null. */
+const call = apiClient(() => system.url, { prefix: '/v2', emptyBody: null });
 
 /** A user with an accepted organization membership, and their API key. */
 async function orgMember(): Promise<{ userId: number; key: string }> {
@@ -123,7 +126,7 @@ test('invalid limits are 400 with details, and change nothing', async (t) => {
     ['null body (not a JSON object)', null, null],
   ];
   for (const [label, body, field] of cases) {
-    const reply = await call('PATCH', '/me/booking-limits', { token: key, rawBody: JSON.stringify(body) });
+    const reply = await call('PATCH', '/me/booking-limits', { token: key, body: JSON.stringify(body) });
     t.is(reply.status, 400, label);
     t.is(reply.body.error.code, 'BadRequest', label);
     if (field === null) continue;

@@ -15,7 +15,7 @@ import {
   setLimits,
   TEST_NOW,
   teamEventType,
-} from './fixtures.ts';
+} from '../support/scheduling.ts';
 
 const ATTEMPTS = 50;
 const MINUTE = 60_000;

@@ -12,7 +12,7 @@ import { getDefaultSchedule, getHostProfiles } from '@sched/db/queries/schedules
 import test from 'ava';
 import { setUpTestDatabase } from '../support/database.ts';
 import { insertOrganization, insertTeam } from '../support/factories.ts';
-import { addMembership, makeUser, personalEventType } from './fixtures.ts';
+import { addMembership, makeUser, personalEventType } from '../support/scheduling.ts';
 
 const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;

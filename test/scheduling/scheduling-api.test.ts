@@ -4,10 +4,13 @@ import { createApiKey } from '@sched/db/queries/api-keys';
 import type { User } from '@sched/db/queries/users';
 import test from 'ava';
 import { insertOrganization, insertTeam } from '../support/factories.ts';
-import { addMembership, makeOrganizationMember, makeUser, setAvailability } from './fixtures.ts';
-import { type Json, setUpSchedulingApi } from './http.ts';
+import { addMembership, makeOrganizationMember, makeUser, setAvailability } from '../support/scheduling.ts';
+import { apiClient, type Json } from '../support/http.ts';
+import { setUpWorld } from '../support/world.ts';
 
-const { call, knex } = setUpSchedulingApi(test);
+const { system, knex } = setUpWorld(test);
+/** Paths under /v2; an empty body reads as null. */
+const call = apiClient(() => system.url, { prefix: '/v2', emptyBody: null });
 
 let slugs = 0;
 const slug = () => `meeting-${++slugs}`;

@@ -3,10 +3,13 @@
 import test from 'ava';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { insertOrganization, insertTeam } from '../support/factories.ts';
-import { addMembership, makeOrganizationMember, makeUser } from './fixtures.ts';
-import { setUpSchedulingApi } from './http.ts';
+import { addMembership, makeOrganizationMember, makeUser } from '../support/scheduling.ts';
+import { apiClient } from '../support/http.ts';
+import { setUpWorld } from '../support/world.ts';
 
-const { system, call, knex } = setUpSchedulingApi(test);
+const { system, knex } = setUpWorld(test);
+/** Paths under /v2; an empty body reads as null. */
+const call = apiClient(() => system.url, { prefix: '/v2', emptyBody: null });
 
 const token = (userId: number, scopes: string[], legacy = false) =>
   createTestAccessToken(system.stores, { userId, scopes, legacy });

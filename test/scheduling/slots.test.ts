@@ -17,7 +17,7 @@ import {
   setLimits,
   TEST_NOW,
   teamEventType,
-} from './fixtures.ts';
+} from '../support/scheduling.ts';
 
 const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;

@@ -16,7 +16,7 @@ import {
   personalEventType,
   setAvailability,
   setLimits,
-} from '../../scheduling/fixtures.ts';
+} from '../../support/scheduling.ts';
 import { type Measurement, measure, printRatio, printTable } from '../measure.ts';
 
 const SIZES = [1_000, 1_000_000] as const;

@@ -19,7 +19,7 @@ import {
   insertOrganization,
   insertTeam,
   insertUsers,
-} from '../../api/helpers/fixtures.ts';
+} from '../../support/factories.ts';
 import { createTestDatabase } from '../../support/database.ts';
 import { createTestRedis } from '../../support/redis.ts';
 import { createTestAccessToken } from '../../support/tokens.ts';

@@ -1,4 +1,4 @@
-// Set-up for the scheduling tests on top of test/support/factories.ts: hosts, memberships, event
+// Set-up for the scheduling tests and benches on top of ./factories.ts: hosts, memberships, event
 // types, schedules and limits straight through the query modules (no HTTP needed).
 import { patchBookingLimits } from '@sched/db/queries/booking-limits';
 import { createPersonalEventType, createTeamEventType, type EventType } from '@sched/db/queries/event-types';
@@ -8,7 +8,7 @@ import type { AvailabilityRule } from '@sched/policy/availability';
 import type { BookingLimitSet } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { insertMembership, insertOrganization, insertUser, type RoleName } from '../support/factories.ts';
+import { insertMembership, insertOrganization, insertUser, type RoleName } from './factories.ts';
 
 let sequence = 0;
 const next = () => `${process.pid}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
