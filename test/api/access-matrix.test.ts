@@ -24,7 +24,11 @@ import { pool, setUpApiSystem } from './helpers/http.ts';
  * organization's teams, a team membership's in that team); with PBAC off permissions count for
  * nothing (personas hold the permissions then too, to prove it). Mutations target plain MEMBER
  * memberships and MEMBER roles, so the role-assignment rules (tested in membership-rules.test.ts)
- * never decide a matrix case.
+ * never decide a matrix case. Consent (contract: memberships and invitations): an organization's
+ * POST invites (by e-mail here), `accepted` is never set by anyone but the invitee (403 for every
+ * persona), and organization memberships are read by ADMIN or `organization.listMembers`. Leaving
+ * and the no-escalation rule have persona tables of their own (membership-consent.test.ts,
+ * role-escalation.test.ts): they consume the personas' own memberships and roles.
  */
 
 type Persona =
@@ -266,6 +270,7 @@ const freshMembership = async (world: World, parent: 'organization' | 'team') =>
       : fresh.get(world.pbac)!.teamMemberships,
   );
 const freshRole = async (world: World) => next(fresh.get(world.pbac)!.roles);
+let invited = 0;
 
 const MEMBERSHIP_FAMILIES = [
   {
@@ -323,16 +328,44 @@ const ENDPOINTS: Endpoint[] = [
       scope: f.write,
       tokenScopes: f.writeScopes,
       okStatus: 201,
+      // An organization invites (by e-mail here: always allowed); a team of the organization adds
+      // the organization's pending members (pending too).
       request: async (w) => ({
         method: 'POST',
         path: f.base(w),
-        body: { userId: await freshUser(w, f.level === 'team'), role: 'member', accepted: true },
+        body:
+          f.level === 'organization'
+            ? { email: `matrix-${w.pbac}-${++invited}@example.com`, role: 'member' }
+            : { userId: await freshUser(w, true), role: 'member', accepted: true },
       }),
     },
+    ...(f.level === 'organization'
+      ? [
+          {
+            // Nobody accepts on the invitee's behalf: refused for everyone (403 either way).
+            name: `POST ${f.family} accepted:true`,
+            level: f.level,
+            minimumRole: 'ADMIN' as const,
+            scope: f.write,
+            tokenScopes: f.writeScopes,
+            okStatus: 403,
+            request: async (w: World) => ({
+              method: 'POST',
+              path: f.base(w),
+              body: {
+                email: `matrix-accepted-${w.pbac}-${++invited}@example.com`,
+                role: 'member',
+                accepted: true,
+              },
+            }),
+          },
+        ]
+      : []),
     {
       name: `GET ${f.family}`,
       level: f.level,
-      minimumRole: 'MEMBER',
+      // Organization memberships are read by ADMIN (or organization.listMembers); teams' by members.
+      minimumRole: f.level === 'organization' ? 'ADMIN' : 'MEMBER',
       scope: f.read,
       tokenScopes: f.readScopes,
       okStatus: 200,
@@ -341,7 +374,7 @@ const ENDPOINTS: Endpoint[] = [
     {
       name: `GET one of ${f.family}`,
       level: f.level,
-      minimumRole: 'MEMBER',
+      minimumRole: f.level === 'organization' ? 'ADMIN' : 'MEMBER',
       scope: f.read,
       tokenScopes: f.readScopes,
       okStatus: 200,
@@ -358,6 +391,20 @@ const ENDPOINTS: Endpoint[] = [
         method: 'PATCH',
         path: `${f.base(w)}/${f.shared(w)}`,
         body: { accepted: true },
+      }),
+    },
+    {
+      // `accepted` is the invitee's: un-accepting someone is refused for everyone.
+      name: `PATCH ${f.family} accepted:false`,
+      level: f.level,
+      minimumRole: 'ADMIN',
+      scope: f.write,
+      tokenScopes: f.writeScopes,
+      okStatus: 403,
+      request: async (w) => ({
+        method: 'PATCH',
+        path: `${f.base(w)}/${f.shared(w)}`,
+        body: { accepted: false },
       }),
     },
     {

@@ -75,9 +75,10 @@ test('an admin cannot assign owner to another member: create, invite by email an
       body: { email: target.email, role: 'owner' },
     });
     isForbidden(t, invite, /admin cannot assign the owner role/);
+    // An organization invites a stranger by e-mail; its team adds the organization's (pending) member.
     const asAdmin = await call('POST', path, {
       token: scene.users.admin.apiKey,
-      body: { userId: target.id, role: 'admin' },
+      body: path === orgPath ? { email: target.email, role: 'admin' } : { userId: target.id, role: 'admin' },
     });
     t.is(asAdmin.status, 201, `${path}: an admin may assign admin`);
   }
@@ -459,13 +460,31 @@ test('nobody but an owner changes the custom role of their own membership', asyn
 test("an organization team's members must belong to the organization (an invitation is enough)", async (t) => {
   const scene = await buildScene(knex(), { admin: { org: 'ADMIN' } });
   const stranger = await insertUser(knex());
+  // Someone the admin knows (they share another team) but who is not in the organization.
+  const acquaintance = await insertUser(knex());
+  const otherTeam = await insertTeam(knex(), null);
+  await insertMembership(knex(), { userId: scene.users.admin.id, teamId: otherTeam, role: 'MEMBER' });
+  await insertMembership(knex(), { userId: acquaintance.id, teamId: otherTeam, role: 'MEMBER' });
   for (const path of teamPaths(scene.orgId, scene.teamId)) {
-    const refused = await call('POST', path, {
+    const unknown = await call('POST', path, {
       token: scene.users.admin.apiKey,
       body: { userId: stranger.id, role: 'MEMBER' },
     });
-    t.is(refused.status, 400);
-    t.is(refused.body.error.details[0].field, 'body.userId');
+    t.is(unknown.status, 404);
+    t.is(unknown.body.error.message, 'User not found');
+    for (const body of [
+      { userId: acquaintance.id, role: 'MEMBER' },
+      { email: acquaintance.email, role: 'MEMBER' },
+      { email: stranger.email, role: 'MEMBER' },
+    ]) {
+      const refused = await call('POST', path, { token: scene.users.admin.apiKey, body });
+      t.is(refused.status, 400);
+      t.is(
+        refused.body.error.message,
+        'The user must be a member of the organization first (an invitation is enough)',
+      );
+      t.is(refused.body.error.details[0].field, 'userId' in body ? 'body.userId' : 'body.email');
+    }
   }
   const invited = await call('POST', `/v2/organizations/${scene.orgId}/memberships`, {
     token: scene.users.admin.apiKey,
@@ -473,15 +492,40 @@ test("an organization team's members must belong to the organization (an invitat
   });
   t.is(invited.status, 201);
   t.false(invited.body.data.accepted);
-  const added = await call('POST', `/v2/teams/${scene.teamId}/memberships`, {
+  // Invited (pending) to the organization: a pending team invitation to the same address.
+  const pendingTeam = await call('POST', `/v2/teams/${scene.teamId}/memberships`, {
     token: scene.users.admin.apiKey,
-    body: { userId: stranger.id, role: 'MEMBER', accepted: true },
+    body: { email: stranger.email, role: 'MEMBER', accepted: true },
   });
-  t.is(added.status, 201);
-  t.true(added.body.data.accepted);
+  t.is(pendingTeam.status, 201);
+  t.false(pendingTeam.body.data.accepted);
+  // The team's invitation waits for the organization's.
+  const early = await call('POST', `/v2/me/invitations/${pendingTeam.body.data.id}/accept`, {
+    token: stranger.apiKey,
+  });
+  t.is(early.status, 409);
+  t.is(
+    (await call('POST', `/v2/me/invitations/${invited.body.data.id}/accept`, { token: stranger.apiKey }))
+      .status,
+    200,
+  );
+  t.is(
+    (await call('POST', `/v2/me/invitations/${pendingTeam.body.data.id}/accept`, { token: stranger.apiKey }))
+      .status,
+    200,
+  );
   const again = await call('POST', `/v2/teams/${scene.teamId}/memberships`, {
     token: scene.users.admin.apiKey,
     body: { userId: stranger.id, role: 'MEMBER' },
   });
   t.is(again.status, 409);
+  // An accepted member of the organization joins another of its teams directly.
+  const secondTeam = await insertTeam(knex(), scene.orgId);
+  await insertMembership(knex(), { userId: scene.users.admin.id, teamId: secondTeam, role: 'ADMIN' });
+  const added = await call('POST', `/v2/organizations/${scene.orgId}/teams/${secondTeam}/memberships`, {
+    token: scene.users.admin.apiKey,
+    body: { userId: stranger.id, role: 'MEMBER' },
+  });
+  t.is(added.status, 201);
+  t.true(added.body.data.accepted);
 });

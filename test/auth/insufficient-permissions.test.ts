@@ -81,7 +81,7 @@ test('an organization member may grant ORG_ scopes; TEAM_ needs a team membershi
   });
   await createMembership(knex(), {
     parent: { kind: 'organization', id: organization.id },
-    userId: member.user.id,
+    member: { userId: member.user.id },
     role: 'MEMBER',
     accepted: true,
   });
@@ -115,7 +115,7 @@ test('an invitation that is not accepted grants nothing', async (t) => {
   });
   await createMembership(knex(), {
     parent: { kind: 'organization', id: organization.id },
-    userId: invited.user.id,
+    member: { userId: invited.user.id },
     role: 'ADMIN',
     accepted: false,
   });
@@ -131,7 +131,12 @@ test('remembered consent does not outlive the membership it needed', async (t) =
     ownerUserId: owner.user.id,
   });
   const parent = { kind: 'organization', id: organization.id } as const;
-  await createMembership(knex(), { parent, userId: member.user.id, role: 'MEMBER', accepted: true });
+  await createMembership(knex(), {
+    parent,
+    member: { userId: member.user.id },
+    role: 'MEMBER',
+    accepted: true,
+  });
 
   const browser = new FlowBrowser(system.url);
   const first = await authorize(member, 'ORG_MEMBERSHIP_READ', browser);

@@ -3,8 +3,29 @@ import { ROLES } from '@sched/policy/roles';
 import { z } from 'zod';
 
 /**
+ * The member as the membership shows them. Until the invitee accepts, only what the inviter gave:
+ * the address of an invitation by e-mail, the username of one by id; nothing else of the account.
+ */
+function presentMember(membership: Membership) {
+  const user = membership.user;
+  if (membership.accepted && user) {
+    const { email, avatarUrl, username, name, bio, metadata } = user;
+    return { email, avatarUrl, username, name, bio, metadata };
+  }
+  return {
+    email: membership.invitedEmail,
+    avatarUrl: null,
+    username: membership.invitedEmail === null ? (user?.username ?? null) : null,
+    name: null,
+    bio: null,
+    metadata: null,
+  };
+}
+
+/**
  * api-v2 Membership + `customRoleId`. For an organization membership `teamId` carries the
- * organization id (docs/schema.md: as cal.com, where an organization is a team).
+ * organization id (docs/schema.md: as cal.com, where an organization is a team). `userId` is null
+ * while the membership is an invitation to an e-mail address.
  */
 export function presentMembership(membership: Membership) {
   return {
@@ -13,14 +34,7 @@ export function presentMembership(membership: Membership) {
     teamId: membership.teamId ?? membership.organizationId,
     accepted: membership.accepted,
     role: membership.role,
-    user: {
-      email: membership.user.email,
-      avatarUrl: membership.user.avatarUrl,
-      username: membership.user.username,
-      name: membership.user.name,
-      bio: membership.user.bio,
-      metadata: membership.user.metadata,
-    },
+    user: presentMember(membership),
     disableImpersonation: membership.disableImpersonation,
     customRoleId: membership.customRoleId,
   };
@@ -28,18 +42,26 @@ export function presentMembership(membership: Membership) {
 
 export const membershipOutput = z.object({
   id: z.int(),
-  userId: z.int(),
+  userId: z
+    .int()
+    .nullable()
+    .meta({ description: 'null while an invitation to an e-mail address is pending' }),
   teamId: z.int().meta({ description: 'the team, or for organization memberships the organization' }),
   accepted: z.boolean(),
   role: z.enum(ROLES),
-  user: z.object({
-    email: z.string(),
-    avatarUrl: z.string().nullable(),
-    username: z.string().nullable(),
-    name: z.string().nullable(),
-    bio: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
-  }),
+  user: z
+    .object({
+      email: z.string().nullable(),
+      avatarUrl: z.string().nullable(),
+      username: z.string().nullable(),
+      name: z.string().nullable(),
+      bio: z.string().nullable(),
+      metadata: z.record(z.string(), z.unknown()).nullable(),
+    })
+    .meta({
+      description:
+        'until accepted, only what the inviter gave: the e-mail (invited by e-mail) or the username (invited by id)',
+    }),
   disableImpersonation: z.boolean(),
   customRoleId: z.string().nullable(),
 });

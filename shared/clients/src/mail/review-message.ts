@@ -1,5 +1,5 @@
 import type { OAuthClient } from '@sched/db/queries/oauth-clients';
-import { escapeHtml, htmlDocument } from './html.ts';
+import { escapeHtml, htmlDocument } from '@sched/kit/mail-html';
 
 /** A message's content; the recipient is added by the sender. Both parts always present. */
 export interface MessageContent {

@@ -1,11 +1,13 @@
-import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
+import { DuplicateRecordError, type RecordKind, RecordNotFoundError } from '../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.ts';
 
 /**
  * Memberships of organizations and teams (one table; each row belongs to exactly one of them,
  * docs/schema.md). Functions take the parent as a `MembershipParent` so the same code serves both.
+ * A membership is of a user (`userId`), or, while it is an invitation to an e-mail address that
+ * nobody has accepted yet, of that address (`invitedEmail`, no user).
  */
 export type MembershipParent = { kind: 'organization'; id: number } | { kind: 'team'; id: number };
 
@@ -21,7 +23,10 @@ export interface MemberProfile {
 
 export interface Membership {
   id: number;
-  userId: number;
+  /** Null while this is an invitation to an e-mail address (`invitedEmail`). */
+  userId: number | null;
+  invitedEmail: string | null;
+  invitedByUserId: number | null;
   teamId: number | null;
   organizationId: number | null;
   role: Role;
@@ -30,12 +35,15 @@ export interface Membership {
   disableImpersonation: boolean;
   createdAt: Date;
   updatedAt: Date;
-  user: MemberProfile;
+  /** Null for an invitation to an e-mail address. */
+  user: MemberProfile | null;
 }
 
 interface MembershipRow {
   id: number | string;
-  user_id: number | string;
+  user_id: number | string | null;
+  invited_email: string | null;
+  invited_by_user_id: number | string | null;
   team_id: number | string | null;
   organization_id: number | string | null;
   role: string;
@@ -44,7 +52,7 @@ interface MembershipRow {
   disable_impersonation: boolean;
   created_at: Date;
   updated_at: Date;
-  user_email: string;
+  user_email: string | null;
   user_avatar_url: string | null;
   user_username: string | null;
   user_name: string | null;
@@ -55,6 +63,8 @@ interface MembershipRow {
 const COLUMNS = [
   'm.id',
   'm.user_id',
+  'm.invited_email',
+  'm.invited_by_user_id',
   'm.team_id',
   'm.organization_id',
   'm.role',
@@ -77,7 +87,9 @@ function mapMembership(row: MembershipRow): Membership {
   const metadata = typeof row.user_metadata === 'string' ? JSON.parse(row.user_metadata) : row.user_metadata;
   return {
     id: Number(row.id),
-    userId: Number(row.user_id),
+    userId: num(row.user_id),
+    invitedEmail: row.invited_email,
+    invitedByUserId: num(row.invited_by_user_id),
     teamId: num(row.team_id),
     organizationId: num(row.organization_id),
     role: row.role as Role,
@@ -86,21 +98,27 @@ function mapMembership(row: MembershipRow): Membership {
     disableImpersonation: row.disable_impersonation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    user: {
-      email: row.user_email,
-      avatarUrl: row.user_avatar_url,
-      username: row.user_username,
-      name: row.user_name,
-      bio: row.user_bio,
-      metadata: (metadata ?? {}) as Record<string, unknown>,
-    },
+    user:
+      row.user_email === null
+        ? null
+        : {
+            email: row.user_email,
+            avatarUrl: row.user_avatar_url,
+            username: row.user_username,
+            name: row.user_name,
+            bio: row.user_bio,
+            metadata: (metadata ?? {}) as Record<string, unknown>,
+          },
   };
 }
 
 const parentColumn = (parent: MembershipParent): 'm.team_id' | 'm.organization_id' =>
   parent.kind === 'team' ? 'm.team_id' : 'm.organization_id';
 
-const base = (knex: Knex) => knex('memberships as m').join('users as u', 'u.id', 'm.user_id');
+const base = (knex: Knex) => knex('memberships as m').leftJoin('users as u', 'u.id', 'm.user_id');
+
+export const membershipKind = (parent: MembershipParent): RecordKind =>
+  parent.kind === 'team' ? 'teamMembership' : 'organizationMembership';
 
 /** The membership with this id under this organization or team, or null (another parent's id too). */
 export async function findMembership(
@@ -146,19 +164,31 @@ export async function listMemberships(
 
 export interface NewMembership {
   parent: MembershipParent;
-  userId: number;
+  /** The member: a user, or (an invitation nobody has accepted yet) an e-mail address. */
+  member: { userId: number } | { email: string };
   role: Role;
   accepted: boolean;
   customRoleId?: string | null;
+  invitedByUserId?: number | null;
 }
 
-/** Creates a membership. The user already being a member: ConflictError. */
+const INVITED_EMAIL_INDEXES = [
+  'memberships_invited_email_team_unique',
+  'memberships_invited_email_organization_unique',
+];
+
+/**
+ * Creates a membership. Already a member, or already invited at that address:
+ * DuplicateRecordError (field `user` or `email`); the user gone: RecordNotFoundError('user').
+ */
 export async function createMembership(knex: Knex, input: NewMembership): Promise<Membership> {
   let id: number;
   try {
     const [row] = (await knex('memberships')
       .insert({
-        user_id: input.userId,
+        user_id: 'userId' in input.member ? input.member.userId : null,
+        invited_email: 'email' in input.member ? input.member.email.trim() : null,
+        invited_by_user_id: input.invitedByUserId ?? null,
         team_id: input.parent.kind === 'team' ? input.parent.id : null,
         organization_id: input.parent.kind === 'organization' ? input.parent.id : null,
         role: input.role,
@@ -169,21 +199,69 @@ export async function createMembership(knex: Knex, input: NewMembership): Promis
     id = Number(row!.id);
   } catch (error) {
     if (isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])) {
-      throw new ConflictError(`The user is already a member of this ${input.parent.kind}`, [
-        { field: 'userId', message: 'already a member' },
-      ]);
+      throw new DuplicateRecordError(membershipKind(input.parent), 'user');
+    }
+    if (isUniqueViolation(error, INVITED_EMAIL_INDEXES)) {
+      throw new DuplicateRecordError(membershipKind(input.parent), 'email');
     }
     // The user (or the parent) was deleted meanwhile.
-    if (isForeignKeyViolation(error)) throw new NotFoundError('User not found');
+    if (isForeignKeyViolation(error)) throw new RecordNotFoundError('user');
     throw error;
   }
   return (await findMembership(knex, input.parent, id))!;
 }
 
+/**
+ * The membership of the regular account with this e-mail address, or else the invitation to that
+ * address, in this organization or team; null when there is neither.
+ */
+export async function findMembershipByEmail(
+  knex: Knex,
+  parent: MembershipParent,
+  email: string,
+): Promise<Membership | null> {
+  const address = email.trim();
+  const row = (await base(knex)
+    .where(parentColumn(parent), parent.id)
+    .where((where) =>
+      where
+        .where((account) =>
+          account.whereRaw('lower(u.email) = lower(?)', [address]).whereNull('u.managed_by_client_id'),
+        )
+        .orWhereRaw('lower(m.invited_email) = lower(?)', [address]),
+    )
+    .orderByRaw('m.user_id is null')
+    .first(COLUMNS)) as MembershipRow | undefined;
+  return row ? mapMembership(row) : null;
+}
+
+/**
+ * Whether two users both hold an accepted membership of one organization or team: the only way
+ * one may name the other by id (nobody browses a directory of accounts).
+ */
+export async function shareAcceptedMembership(
+  knex: Knex,
+  userId: number,
+  otherUserId: number,
+): Promise<boolean> {
+  if (!Number.isSafeInteger(otherUserId)) return false;
+  const row = await knex('memberships as mine')
+    .join('memberships as theirs', function sameParent() {
+      this.on('theirs.team_id', 'mine.team_id').orOn('theirs.organization_id', 'mine.organization_id');
+    })
+    .where({
+      'mine.user_id': userId,
+      'mine.accepted': true,
+      'theirs.user_id': otherUserId,
+      'theirs.accepted': true,
+    })
+    .first(knex.raw('1 as shared'));
+  return row !== undefined;
+}
+
 /** Fields a PATCH may change; undefined leaves a field alone, null clears customRoleId. */
 export interface MembershipPatch {
   role?: Role;
-  accepted?: boolean;
   customRoleId?: string | null;
 }
 
@@ -196,7 +274,6 @@ export async function updateMembership(
 ): Promise<Membership | null> {
   const changes: Record<string, unknown> = {};
   if (patch.role !== undefined) changes['role'] = patch.role;
-  if (patch.accepted !== undefined) changes['accepted'] = patch.accepted;
   if (patch.customRoleId !== undefined) changes['custom_role_id'] = patch.customRoleId;
   if (Object.keys(changes).length > 0) {
     changes['updated_at'] = knex.fn.now();
@@ -223,9 +300,9 @@ export async function deleteMembership(
 }
 
 /**
- * Deletes an organization membership together with the user's memberships of the organization's
- * teams (leaving an organization means leaving its teams), in one transaction; false when the
- * membership is not in this organization.
+ * Deletes an organization membership together with the member's memberships (and invitations) of
+ * the organization's teams (leaving an organization means leaving its teams), in one transaction;
+ * false when the membership is not in this organization.
  */
 export async function deleteOrganizationMembership(
   knex: Knex,
@@ -236,12 +313,16 @@ export async function deleteOrganizationMembership(
     const [row] = (await trx('memberships')
       .where({ id: membershipId, organization_id: organizationId })
       .delete()
-      .returning('user_id')) as Array<{ user_id: number | string }>;
+      .returning(['user_id', 'invited_email'])) as Array<{
+      user_id: number | string | null;
+      invited_email: string | null;
+    }>;
     if (!row) return false;
-    await trx('memberships')
-      .where('user_id', row.user_id)
-      .whereIn('team_id', trx('teams').select('id').where('organization_id', organizationId))
-      .delete();
+    const teams = trx('teams').select('id').where('organization_id', organizationId);
+    const ofMember = trx('memberships').whereIn('team_id', teams);
+    if (row.user_id !== null) ofMember.where('user_id', row.user_id);
+    else ofMember.whereRaw('lower(invited_email) = lower(?)', [row.invited_email]);
+    await ofMember.delete();
     return true;
   });
 }

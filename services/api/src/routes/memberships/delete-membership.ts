@@ -1,6 +1,6 @@
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { removeMembership } from '../../services/memberships.ts';
+import { removeMembership } from '../../services/memberships/remove.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
 
 export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
@@ -9,20 +9,25 @@ export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     path: `${family.path}/:membershipId`,
     summary: `Removes a membership of the ${family.parent}`,
     description:
-      family.level === 'team'
+      'A member may leave: DELETE of their own membership (an owner cannot; another owner or an organization ' +
+      'admin removes them, or they hand ownership on first). Removing someone else needs ADMIN or the ' +
+      `${family.permissions.remove} permission. ` +
+      (family.level === 'team'
         ? 'Removing a team owner: only a team owner may remove another owner (a team admin may not, even ' +
           'with team.remove); organization admins and owners may remove any team owner; nobody removes ' +
           'their own owner membership.'
         : 'Nobody removes a member ranked above them; an owner does not remove themselves. Leaving the ' +
-          "organization also removes the user's memberships of its teams.",
+          "organization also removes the user's memberships of its teams."),
     tags: [family.tag],
     auth: 'user',
     scope: family.scopes.write,
-    access: access(family, 'ADMIN', family.permissions.remove),
+    access: access(family, 'MEMBER', family.permissions.remove),
     params: family.itemParams,
     response: { status: 200, description: 'The removed membership', schema: membershipOutput },
     handler: async ({ caller, deps, params, access }) => ({
-      data: presentMembership(await removeMembership(deps, access!, caller, params.membershipId)),
+      data: presentMembership(
+        await removeMembership(deps, access!, caller, params.membershipId, family.permissions.remove),
+      ),
     }),
   }),
 );

@@ -17,6 +17,8 @@ export interface MembershipFamily {
   /** What the summaries call the parent. */
   parent: string;
   scopes: { read: Scope; write: Scope };
+  /** Who reads memberships: organization ADMIN (or `organization.listMembers`), any team member. */
+  readRole: Role;
   permissions: { list: Permission; invite: Permission; change: Permission; remove: Permission };
   params: z.ZodType<Record<string, number>>;
   itemParams: z.ZodType<Record<string, number> & { membershipId: number }>;
@@ -36,6 +38,7 @@ export const MEMBERSHIP_FAMILIES: readonly MembershipFamily[] = [
     tag: 'Organization memberships',
     parent: 'organization',
     scopes: { read: 'ORG_MEMBERSHIP_READ', write: 'ORG_MEMBERSHIP_WRITE' },
+    readRole: 'ADMIN',
     permissions: {
       list: 'organization.listMembers',
       invite: 'organization.invite',
@@ -51,6 +54,7 @@ export const MEMBERSHIP_FAMILIES: readonly MembershipFamily[] = [
     tag: 'Team memberships',
     parent: 'team of the organization',
     scopes: { read: 'TEAM_MEMBERSHIP_READ', write: 'TEAM_MEMBERSHIP_WRITE' },
+    readRole: 'MEMBER',
     permissions: team,
     params: z.strictObject({ orgId: idParam, teamId: idParam }),
     itemParams: z.strictObject({ orgId: idParam, teamId: idParam, membershipId: idParam }),
@@ -61,13 +65,18 @@ export const MEMBERSHIP_FAMILIES: readonly MembershipFamily[] = [
     tag: 'Team memberships',
     parent: 'team',
     scopes: { read: 'TEAM_MEMBERSHIP_READ', write: 'TEAM_MEMBERSHIP_WRITE' },
+    readRole: 'MEMBER',
     permissions: team,
     params: z.strictObject({ teamId: idParam }),
     itemParams: z.strictObject({ teamId: idParam, membershipId: idParam }),
   },
 ];
 
-/** Reading needs a member; changing needs an admin (api-v2: DELETE of a team membership: team admin). */
+/**
+ * The role (or PBAC permission) a membership route needs: reading, `family.readRole`; changing, an
+ * admin (api-v2: DELETE of a team membership: team admin; a member leaving is the exception,
+ * decided by the service).
+ */
 export const access = (
   family: MembershipFamily,
   minimumRole: Role,

@@ -1,7 +1,7 @@
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import type { Membership } from '@sched/db/queries/memberships';
 import { defineRoute } from '../../routing/route.ts';
-import { getMembershipCached, membershipVersionKeys } from '../../services/memberships.ts';
+import { getMembershipCached, membershipVersionKeys } from '../../services/memberships/read-cache.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
 
 const present = (membership: Membership) => ({ data: presentMembership(membership) });
@@ -14,7 +14,7 @@ export const getMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     tags: [family.tag],
     auth: 'user',
     scope: family.scopes.read,
-    access: access(family, 'MEMBER', family.permissions.list),
+    access: access(family, family.readRole, family.permissions.list),
     params: family.itemParams,
     response: { status: 200, description: 'The membership', schema: membershipOutput },
     versionKeys: membershipVersionKeys,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { pagination } from '../../routing/schemas.ts';
-import { parentOf } from '../../services/memberships.ts';
+import { parentOf } from '../../services/memberships/context.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
 
 export const listMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
@@ -14,7 +14,7 @@ export const listMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     tags: [family.tag],
     auth: 'user',
     scope: family.scopes.read,
-    access: access(family, 'MEMBER', family.permissions.list),
+    access: access(family, family.readRole, family.permissions.list),
     params: family.params,
     query: pagination,
     response: { status: 200, description: 'Memberships', schema: z.array(membershipOutput) },

@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { roleInput } from '../../routing/schemas.ts';
-import { changeMembership } from '../../services/memberships.ts';
+import { changeMembership } from '../../services/memberships/change.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
 
 export const membershipPatchBody = z.strictObject({
   role: roleInput.optional(),
-  accepted: z.boolean().optional(),
+  accepted: z
+    .boolean()
+    .optional()
+    .meta({ description: 'only the invitee changes it (GET /v2/me/invitations): a change here is 403' }),
   customRoleId: z
     .string()
     .min(1)
@@ -24,7 +27,10 @@ export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     summary: `Changes a membership of the ${family.parent}: role, accepted, customRoleId`,
     description:
       'Role-assignment rules apply: nobody assigns a role above their own or changes a member ranked above ' +
-      'them; an admin never assigns owner or changes an owner. Only an owner changes their own custom role.',
+      'them; an admin never assigns owner or changes an owner. Only an owner changes their own custom role. ' +
+      '`accepted` is the invitee\'s to change (403 "the invited user must accept the invitation"). A ' +
+      '`customRoleId` is assigned only by a caller who holds every permission of that role (403 "You cannot ' +
+      'grant permissions you do not hold: <list>").',
     tags: [family.tag],
     auth: 'user',
     scope: family.scopes.write,

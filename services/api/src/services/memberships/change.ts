@@ -1,0 +1,94 @@
+import {
+  countAcceptedOwners,
+  type Membership,
+  type MembershipPatch,
+  updateMembership,
+} from '@sched/db/queries/memberships';
+import { findRole } from '@sched/db/queries/roles';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import { membershipsChanged } from '@sched/memberships/versions';
+import { checkRoleAssignment } from '@sched/policy/membership-rules';
+import type { Role } from '@sched/policy/roles';
+import type { Runtime } from '@sched/runtime/runtime';
+import type { AccessContext, UserCaller } from '../../routing/caller.ts';
+import { requireGrantable } from '../permissions.ts';
+import { actorRoleOf, enforce, parentOf } from './context.ts';
+import { MUST_ACCEPT } from './invite.ts';
+import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
+
+export interface MembershipChange {
+  role?: Role | undefined;
+  accepted?: boolean | undefined;
+  customRoleId?: string | null | undefined;
+}
+
+/**
+ * PATCH: role-assignment rules (never above your own role, never a higher member, admins never
+ * create or change owners); `accepted` is the invitee's alone (they answer through their
+ * invitations), so any change of it here is refused; a custom role must be a custom role of the
+ * organization whose every permission the caller holds (no escalation through PBAC); nobody but an
+ * owner changes their own custom role; the last accepted owner keeps the owner role.
+ */
+export async function changeMembership(
+  deps: Runtime,
+  access: AccessContext,
+  caller: UserCaller,
+  membershipId: number,
+  change: MembershipChange,
+): Promise<Membership> {
+  const knex = deps.stores.db.knex;
+  const parent = parentOf(access);
+  const target = await getMembership(deps, access, membershipId);
+  const actorRole = actorRoleOf(access);
+  const self = target.userId === caller.userId;
+  enforce(checkRoleAssignment({ actorRole, self, currentRole: target.role, newRole: change.role ?? null }));
+  if (change.accepted !== undefined && change.accepted !== target.accepted)
+    throw new ForbiddenError(MUST_ACCEPT);
+  const patch: MembershipPatch = {};
+  if (change.role !== undefined) patch.role = change.role;
+  if (change.customRoleId !== undefined) {
+    if (self && actorRole !== 'OWNER' && change.customRoleId !== target.customRoleId) {
+      throw new ForbiddenError('You cannot change the custom role of your own membership');
+    }
+    if (change.customRoleId !== null) {
+      const permissions = await assignableRolePermissions(deps, access, change.customRoleId);
+      requireGrantable(access, permissions);
+    }
+    patch.customRoleId = change.customRoleId;
+  }
+  if (target.role === 'OWNER' && change.role !== undefined && change.role !== 'OWNER' && target.accepted) {
+    if ((await countAcceptedOwners(knex, parent, target.id)) === 0) {
+      throw new ConflictError(`The ${parent.kind} must keep at least one owner`);
+    }
+  }
+  const updated = await updateMembership(knex, parent, membershipId, patch);
+  if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+  await membershipsChanged(deps, parent);
+  return updated;
+}
+
+/**
+ * The permissions of a custom role of the membership's organization (404 for another's; 400 for a
+ * system role or a team outside any organization).
+ */
+async function assignableRolePermissions(
+  deps: Runtime,
+  access: AccessContext,
+  roleId: string,
+): Promise<string[]> {
+  const organizationId =
+    access.requirement.level === 'organization' ? access.organization!.id : access.team!.organizationId;
+  if (organizationId === null) {
+    throw new BadRequestError('Teams outside an organization have no custom roles', [
+      { field: 'body.customRoleId', message: 'custom roles need an organization' },
+    ]);
+  }
+  const role = await findRole(deps.stores.db.knex, organizationId, roleId);
+  if (!role) throw new NotFoundError('Role not found');
+  if (role.type === 'SYSTEM') {
+    throw new BadRequestError('System roles cannot be assigned as a custom role; set `role` instead', [
+      { field: 'body.customRoleId', message: 'must be a custom role' },
+    ]);
+  }
+  return role.permissions;
+}

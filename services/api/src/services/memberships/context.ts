@@ -1,0 +1,53 @@
+import type { MembershipParent } from '@sched/db/queries/memberships';
+import { ForbiddenError } from '@sched/kit/errors';
+import { decideAccess } from '@sched/policy/access';
+import { effectiveOrgRole, effectiveTeamRole, type RuleResult } from '@sched/policy/membership-rules';
+import type { Permission } from '@sched/policy/permissions';
+import type { Role } from '@sched/policy/roles';
+import type { AccessContext } from '../../routing/caller.ts';
+
+/**
+ * What every membership operation derives from the route's access context: the organization or
+ * team it is about, and the caller's rank there.
+ */
+
+export const teamInOrganization = (access: AccessContext): boolean =>
+  access.team !== null &&
+  access.team.organizationId !== null &&
+  access.team.organizationId === access.organization?.id;
+
+/** The organization or team the route is about. */
+export function parentOf(access: AccessContext): MembershipParent {
+  if (access.requirement.level === 'organization')
+    return { kind: 'organization', id: access.organization!.id };
+  return { kind: 'team', id: access.team!.id };
+}
+
+/** The caller's rank for rule checks: org role, or the higher of team role and (org team) org role. */
+export function actorRoleOf(access: AccessContext): Role | null {
+  if (access.requirement.level === 'organization') return effectiveOrgRole(access.orgMembership);
+  return effectiveTeamRole({
+    teamMembership: access.teamMembership,
+    orgMembership: access.orgMembership,
+    teamInOrganization: teamInOrganization(access),
+  });
+}
+
+export function enforce(result: RuleResult): void {
+  if (!result.allowed) throw new ForbiddenError(result.reason);
+}
+
+/**
+ * For operations a member may do on their own membership (leaving) but that need more on someone
+ * else's: the route let any member in; this asks again with the stricter requirement.
+ */
+export function requireAccess(access: AccessContext, minimumRole: Role, permission: Permission): void {
+  const decision = decideAccess({
+    requirement: { ...access.requirement, minimumRole, permission },
+    orgMembership: access.orgMembership,
+    teamMembership: access.teamMembership,
+    teamInOrganization: teamInOrganization(access),
+    pbacEnabled: access.organization?.pbacEnabled ?? false,
+  });
+  if (!decision.allowed) throw new ForbiddenError(decision.reason);
+}

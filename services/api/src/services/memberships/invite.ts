@@ -1,0 +1,186 @@
+import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
+import {
+  createMembership,
+  findMembershipByEmail,
+  findMembershipOfUser,
+  type Membership,
+  type MembershipParent,
+  type NewMembership,
+  shareAcceptedMembership,
+} from '@sched/db/queries/memberships';
+import { findOrganizationById } from '@sched/db/queries/organizations';
+import { findTeamById } from '@sched/db/queries/teams';
+import { findUserById } from '@sched/db/queries/users';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import { sendInvitationMail } from '@sched/memberships/invitation-mail';
+import { membershipsChanged } from '@sched/memberships/versions';
+import { checkRoleAssignment } from '@sched/policy/membership-rules';
+import type { Role } from '@sched/policy/roles';
+import type { Runtime } from '@sched/runtime/runtime';
+import { enforceCallerLimit, userCallerKey } from '../../auth/rate-limit.ts';
+import type { AccessContext, UserCaller } from '../../routing/caller.ts';
+import type { RouteRateLimit } from '../../routing/route.ts';
+import { actorRoleOf, enforce, parentOf } from './context.ts';
+
+/**
+ * Who may be added to an organization or team, and how (contract: "Memberships, invitations and
+ * roles"). Nobody is made a member without consent: an organization or standalone team invites
+ * (pending until the invitee accepts); only a team of an organization adds the organization's
+ * accepted members directly. Nobody learns about an account they do not already share an
+ * organization or team with: ids of strangers are "not found" whether they exist or not, and an
+ * invitation by e-mail answers alike whether the address has an account or not.
+ */
+
+export const MUST_ACCEPT = 'the invited user must accept the invitation';
+export const USER_NOT_FOUND = 'User not found';
+export const NOT_IN_ORGANIZATION =
+  'The user must be a member of the organization first (an invitation is enough)';
+
+/** Invitation e-mails per inviter (API key or token alike). */
+export const INVITATIONS_LIMIT: RouteRateLimit = {
+  name: 'invitations',
+  what: 'invitations sent',
+  max: 100,
+  windowSeconds: 3600,
+};
+
+export type NewMembershipInput = ({ userId: number } | { email: string }) & {
+  role: Role;
+  accepted?: boolean | undefined;
+};
+
+/** Whom the membership is of, and whether it starts accepted. */
+interface Invitee {
+  member: NewMembership['member'];
+  accepted: boolean;
+}
+
+export async function addMembership(
+  deps: Runtime,
+  access: AccessContext,
+  caller: UserCaller,
+  input: NewMembershipInput,
+): Promise<Membership> {
+  const parent = parentOf(access);
+  // The role rules first: they depend on the caller alone, so they tell nothing about the target.
+  const self = 'userId' in input && input.userId === caller.userId;
+  enforce(
+    checkRoleAssignment({ actorRole: actorRoleOf(access), self, currentRole: null, newRole: input.role }),
+  );
+  const organizationOfTeam = parent.kind === 'team' ? access.team!.organizationId : null;
+  const invitee =
+    organizationOfTeam === null
+      ? await inviteeOfInvitation(deps, caller, parent, input)
+      : await inviteeOfOrganizationTeam(deps, caller, organizationOfTeam, input);
+  // Each invitation e-mails someone the caller chose: bounded per inviter, before anything is made.
+  if (!invitee.accepted) await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
+  const membership = await insert(deps, {
+    parent,
+    member: invitee.member,
+    role: input.role,
+    accepted: invitee.accepted,
+    invitedByUserId: caller.userId,
+  });
+  await membershipsChanged(deps, parent);
+  if (!membership.accepted) await mailInvitation(deps, parent, membership, caller);
+  return membership;
+}
+
+/** An organization or a standalone team: always an invitation, to a known user or to an address. */
+async function inviteeOfInvitation(
+  deps: Runtime,
+  caller: UserCaller,
+  parent: MembershipParent,
+  input: NewMembershipInput,
+): Promise<Invitee> {
+  if (input.accepted === true) throw new ForbiddenError(MUST_ACCEPT);
+  const knex = deps.stores.db.knex;
+  if ('email' in input) {
+    // Accepted members are listed to the inviter anyway; an address with no membership here
+    // (account or not) gets an invitation.
+    const existing = await findMembershipByEmail(knex, parent, input.email);
+    if (existing?.accepted) throw alreadyMember(parent, 'body.email');
+    return { member: { email: input.email }, accepted: false };
+  }
+  if (!(await shareAcceptedMembership(knex, caller.userId, input.userId))) {
+    throw new NotFoundError(USER_NOT_FOUND);
+  }
+  return { member: { userId: input.userId }, accepted: false };
+}
+
+/**
+ * A team of an organization: members of the organization join it directly (accepted unless the
+ * body says `accepted: false`), pending members (and addresses invited to the organization) get a
+ * pending team membership. Anyone else: 400, or 404 for an id the caller has no way to know.
+ */
+async function inviteeOfOrganizationTeam(
+  deps: Runtime,
+  caller: UserCaller,
+  organizationId: number,
+  input: NewMembershipInput,
+): Promise<Invitee> {
+  const knex = deps.stores.db.knex;
+  const organization: MembershipParent = { kind: 'organization', id: organizationId };
+  const orgMembership =
+    'email' in input
+      ? await findMembershipByEmail(knex, organization, input.email)
+      : await findMembershipOfUser(knex, organization, input.userId);
+  if (!orgMembership) {
+    const field = 'email' in input ? 'body.email' : 'body.userId';
+    const known = 'email' in input || (await shareAcceptedMembership(knex, caller.userId, input.userId));
+    if (!known) throw new NotFoundError(USER_NOT_FOUND);
+    throw new BadRequestError(NOT_IN_ORGANIZATION, [{ field, message: 'not a member of the organization' }]);
+  }
+  if (orgMembership.userId === null)
+    return { member: { email: orgMembership.invitedEmail! }, accepted: false };
+  return {
+    member: { userId: orgMembership.userId },
+    accepted: orgMembership.accepted && input.accepted !== false,
+  };
+}
+
+async function insert(deps: Runtime, input: NewMembership): Promise<Membership> {
+  try {
+    return await createMembership(deps.stores.db.knex, input);
+  } catch (error) {
+    if (error instanceof DuplicateRecordError) {
+      const field = 'email' in input.member ? 'body.email' : 'body.userId';
+      if (error.field === 'email') {
+        throw new ConflictError(`This address is already invited to this ${input.parent.kind}`, [
+          { field, message: 'already invited' },
+        ]);
+      }
+      throw alreadyMember(input.parent, field);
+    }
+    if (error instanceof RecordNotFoundError) throw new NotFoundError(USER_NOT_FOUND);
+    throw error;
+  }
+}
+
+const alreadyMember = (parent: MembershipParent, field: string) =>
+  new ConflictError(`The user is already a member of this ${parent.kind}`, [
+    { field, message: 'already a member' },
+  ]);
+
+async function mailInvitation(
+  deps: Runtime,
+  parent: MembershipParent,
+  membership: Membership,
+  caller: UserCaller,
+): Promise<void> {
+  const knex = deps.stores.db.knex;
+  const [target, inviter, invitee] = await Promise.all([
+    parent.kind === 'organization' ? findOrganizationById(knex, parent.id) : findTeamById(knex, parent.id),
+    findUserById(knex, caller.userId),
+    membership.userId === null ? null : findUserById(knex, membership.userId),
+  ]);
+  const to = membership.invitedEmail ?? invitee?.email;
+  if (!to) return;
+  await sendInvitationMail(deps, {
+    to,
+    kind: parent.kind,
+    name: target?.name ?? `${parent.kind} ${parent.id}`,
+    role: membership.role,
+    inviterName: inviter?.name ?? inviter?.email ?? null,
+  });
+}

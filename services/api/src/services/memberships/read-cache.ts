@@ -1,0 +1,77 @@
+import { accessVersionKey } from '@sched/db/queries/access-facts';
+import { findMembership, type Membership } from '@sched/db/queries/memberships';
+import { NotFoundError } from '@sched/kit/errors';
+import type { Runtime } from '@sched/runtime/runtime';
+import type { RouteCache } from '../../auth/access-control.ts';
+import { UNKNOWN_VERSION } from '../../auth/cache.ts';
+import type { AccessContext } from '../../routing/caller.ts';
+import { parentOf, teamInOrganization } from './context.ts';
+
+export const MEMBERSHIP_NOT_FOUND = 'Membership not found';
+
+export async function getMembership(
+  deps: Runtime,
+  access: AccessContext,
+  membershipId: number,
+): Promise<Membership> {
+  const membership = await findMembership(deps.stores.db.knex, parentOf(access), membershipId);
+  if (!membership) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+  return membership;
+}
+
+/** Per-app caches of GET one membership: the membership, and which user each membership is of. */
+const MEMBERSHIPS = 'memberships';
+const MEMBERSHIP_USERS = 'membership-users';
+/** Shorter than the default safety net: the member's profile may be changed by writers that do not bump `user:<id>`. */
+const MEMBERSHIP_MAX_AGE_MS = 60_000;
+
+/** The member's `user:<id>` (known once the membership was read), to read with the credential. */
+export function membershipVersionKeys(
+  params: Record<string, string | undefined>,
+  cache: RouteCache,
+): string[] {
+  const userId = cache.permanent<number>(MEMBERSHIP_USERS).get(params['membershipId'] ?? '');
+  return userId === undefined ? [] : [accessVersionKey.user(userId)];
+}
+
+/** Version keys of the memberships of the route's parent: its own, and for an org team the org's. */
+function parentVersionKeys(access: AccessContext): string[] {
+  if (access.requirement.level === 'organization') return [accessVersionKey.org(access.organization!.id)];
+  const keys = [accessVersionKey.team(access.team!.id)];
+  if (teamInOrganization(access)) keys.push(accessVersionKey.org(access.team!.organizationId!));
+  return keys;
+}
+
+/**
+ * GET one membership, served from the per-app cache while the versions of its parent (team and
+ * organization) and of the member (`user:<id>`, for the profile shown) are unchanged. A hit is
+ * answered synchronously. (An invitation to an address has no user: only the parent's versions.)
+ */
+export function getMembershipCached(
+  deps: Runtime,
+  access: AccessContext,
+  membershipId: number,
+  versions: ReadonlyMap<string, number>,
+  cache: RouteCache,
+): Membership | Promise<Membership> {
+  const users = cache.permanent<number>(MEMBERSHIP_USERS);
+  const memberships = cache.versioned<Membership>(MEMBERSHIPS, { maxAgeMs: MEMBERSHIP_MAX_AGE_MS });
+  const knownUserId = users.get(String(membershipId));
+  const parentTags = parentVersionKeys(access).map((key) => versions.get(key) ?? UNKNOWN_VERSION);
+  const userTag =
+    knownUserId === undefined
+      ? UNKNOWN_VERSION
+      : (versions.get(accessVersionKey.user(knownUserId)) ?? UNKNOWN_VERSION);
+  const parent = parentOf(access);
+  const key = `${parent.kind}:${parent.id}:${membershipId}`;
+  const hit = memberships.get(key, [...parentTags, userTag]);
+  if (hit) return hit;
+  return getMembership(deps, access, membershipId).then((membership) => {
+    if (membership.userId !== null) users.set(String(membershipId), membership.userId);
+    memberships.set(key, membership, [
+      ...parentTags,
+      membership.userId !== null && membership.userId === knownUserId ? userTag : UNKNOWN_VERSION,
+    ]);
+    return membership;
+  });
+}

@@ -1,0 +1,63 @@
+import {
+  deleteMembership,
+  deleteOrganizationMembership,
+  type Membership,
+} from '@sched/db/queries/memberships';
+import { NotFoundError } from '@sched/kit/errors';
+import { membershipsChanged } from '@sched/memberships/versions';
+import {
+  checkOrgMembershipRemoval,
+  checkTeamMembershipRemoval,
+  effectiveOrgRole,
+} from '@sched/policy/membership-rules';
+import type { Permission } from '@sched/policy/permissions';
+import type { Runtime } from '@sched/runtime/runtime';
+import type { AccessContext, UserCaller } from '../../routing/caller.ts';
+import { enforce, parentOf, requireAccess, teamInOrganization } from './context.ts';
+import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
+
+/**
+ * DELETE. Any member may leave (delete their own membership) except an owner; removing someone
+ * else needs ADMIN or the family's `*.remove` permission. Team memberships follow the team-owner
+ * removal rules (only a team owner removes another owner, org admins and owners may, nobody removes
+ * their own owner membership) and the rank rule; organization memberships the rank rule and "an
+ * owner does not remove themselves". Leaving an organization also removes the user's memberships
+ * of its teams.
+ */
+export async function removeMembership(
+  deps: Runtime,
+  access: AccessContext,
+  caller: UserCaller,
+  membershipId: number,
+  removePermission: Permission,
+): Promise<Membership> {
+  const knex = deps.stores.db.knex;
+  const parent = parentOf(access);
+  const target = await getMembership(deps, access, membershipId);
+  const self = target.userId === caller.userId;
+  if (!self) requireAccess(access, 'ADMIN', removePermission);
+  if (parent.kind === 'organization') {
+    enforce(
+      checkOrgMembershipRemoval({
+        actorOrgRole: effectiveOrgRole(access.orgMembership),
+        targetRole: target.role,
+        self,
+      }),
+    );
+    if (!(await deleteOrganizationMembership(knex, parent.id, membershipId))) {
+      throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+    }
+  } else {
+    enforce(
+      checkTeamMembershipRemoval({
+        actorTeamRole: access.teamMembership?.accepted ? access.teamMembership.role : null,
+        actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(access.orgMembership) : null,
+        targetRole: target.role,
+        self,
+      }),
+    );
+    if (!(await deleteMembership(knex, parent, membershipId))) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+  }
+  await membershipsChanged(deps, parent);
+  return target;
+}

@@ -1,0 +1,51 @@
+/**
+ * What the data layer reports about the data, not how a service answers it: each service's edge
+ * turns these into its own responses (the API: services/api/src/errors/data-errors.ts). Like
+ * AppError, they are answers rather than faults and carry no stack trace.
+ */
+export abstract class DataError extends Error {
+  constructor(message: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    this.name = new.target.name;
+  }
+}
+
+/** What kind of record an error is about. */
+export type RecordKind =
+  | 'user'
+  | 'organization'
+  | 'team'
+  | 'organizationMembership'
+  | 'teamMembership'
+  | 'invitation'
+  | 'role'
+  | 'eventType'
+  | 'oauthClient';
+
+/** The record (or one it needs, such as the user of a new membership) does not exist. */
+export class RecordNotFoundError extends DataError {
+  readonly kind: RecordKind;
+
+  constructor(kind: RecordKind) {
+    super(`${kind} not found`);
+    this.kind = kind;
+  }
+}
+
+/** A unique field already holds this value. */
+export class DuplicateRecordError extends DataError {
+  readonly kind: RecordKind;
+  readonly field: string;
+
+  constructor(kind: RecordKind, field: string) {
+    super(`${kind}.${field} already exists`);
+    this.kind = kind;
+    this.field = field;
+  }
+}

@@ -1,0 +1,169 @@
+import type { Role } from '@sched/policy/roles';
+import type { Knex } from 'knex';
+import { DuplicateRecordError, RecordNotFoundError } from '../errors.ts';
+import { findMembership, type Membership, type MembershipParent, membershipKind } from './memberships.ts';
+import { isUniqueViolation } from './pg-errors.ts';
+
+/**
+ * Pending memberships as their invitee sees them (docs/schema.md, "Invitations"): those of the
+ * user, and those sent to the user's e-mail address, once that address is verified.
+ */
+export interface Invitee {
+  userId: number;
+  email: string;
+  emailVerified: boolean;
+}
+
+export interface Invitation {
+  /** The membership's id. */
+  id: number;
+  kind: 'organization' | 'team';
+  organizationId: number | null;
+  teamId: number | null;
+  /** The name of the organization or team. */
+  name: string;
+  /** For a team of an organization: that organization. */
+  teamOrganizationId: number | null;
+  role: Role;
+  invitedBy: { name: string | null } | null;
+  createdAt: Date;
+}
+
+interface InvitationRow {
+  id: number | string;
+  organization_id: number | string | null;
+  team_id: number | string | null;
+  role: string;
+  created_at: Date;
+  organization_name: string | null;
+  team_name: string | null;
+  team_organization_id: number | string | null;
+  inviter_id: number | string | null;
+  inviter_name: string | null;
+}
+
+const num = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+function mapInvitation(row: InvitationRow): Invitation {
+  const kind = row.team_id === null ? 'organization' : 'team';
+  return {
+    id: Number(row.id),
+    kind,
+    organizationId: num(row.organization_id),
+    teamId: num(row.team_id),
+    name: (kind === 'team' ? row.team_name : row.organization_name) ?? '',
+    teamOrganizationId: num(row.team_organization_id),
+    role: row.role as Role,
+    invitedBy: row.inviter_id === null ? null : { name: row.inviter_name },
+    createdAt: row.created_at,
+  };
+}
+
+/** Pending memberships the invitee may answer. */
+function visibleTo(knex: Knex, invitee: Invitee) {
+  return knex('memberships as m')
+    .where('m.accepted', false)
+    .where((who) => {
+      who.where('m.user_id', invitee.userId);
+      if (invitee.emailVerified) {
+        who.orWhere((byAddress) =>
+          byAddress.whereNull('m.user_id').whereRaw('lower(m.invited_email) = lower(?)', [invitee.email]),
+        );
+      }
+    });
+}
+
+const INVITATION_COLUMNS = [
+  'm.id',
+  'm.organization_id',
+  'm.team_id',
+  'm.role',
+  'm.created_at',
+  'o.name as organization_name',
+  't.name as team_name',
+  't.organization_id as team_organization_id',
+  'inviter.id as inviter_id',
+  'inviter.name as inviter_name',
+];
+
+const withNames = (query: Knex.QueryBuilder) =>
+  query
+    .leftJoin('organizations as o', 'o.id', 'm.organization_id')
+    .leftJoin('teams as t', 't.id', 'm.team_id')
+    .leftJoin('users as inviter', 'inviter.id', 'm.invited_by_user_id');
+
+/** The invitee's pending invitations, oldest first. */
+export async function listInvitations(knex: Knex, invitee: Invitee): Promise<Invitation[]> {
+  const rows = (await withNames(visibleTo(knex, invitee))
+    .orderBy('m.id', 'asc')
+    .select(INVITATION_COLUMNS)) as InvitationRow[];
+  return rows.map(mapInvitation);
+}
+
+/** One of the invitee's pending invitations, or null (someone else's, answered, or unknown). */
+export async function findInvitation(
+  knex: Knex,
+  invitee: Invitee,
+  membershipId: number,
+): Promise<Invitation | null> {
+  if (!Number.isSafeInteger(membershipId)) return null;
+  const row = (await withNames(visibleTo(knex, invitee))
+    .where('m.id', membershipId)
+    .first(INVITATION_COLUMNS)) as InvitationRow | undefined;
+  return row ? mapInvitation(row) : null;
+}
+
+export const parentOfInvitation = (invitation: Invitation): MembershipParent =>
+  invitation.teamId !== null
+    ? { kind: 'team', id: invitation.teamId }
+    : { kind: 'organization', id: invitation.organizationId! };
+
+/**
+ * Accepts: the membership becomes the invitee's and accepted. Gone or no longer pending meanwhile:
+ * RecordNotFoundError('invitation'); the invitee already holds another membership of that
+ * organization or team: DuplicateRecordError.
+ */
+export async function acceptInvitation(
+  knex: Knex,
+  invitee: Invitee,
+  invitation: Invitation,
+): Promise<Membership> {
+  const parent = parentOfInvitation(invitation);
+  try {
+    const rows = (await visibleTo(knex, invitee)
+      .where('m.id', invitation.id)
+      .update({ user_id: invitee.userId, invited_email: null, accepted: true, updated_at: knex.fn.now() })
+      .returning('id')) as unknown[];
+    if (rows.length === 0) throw new RecordNotFoundError('invitation');
+  } catch (error) {
+    if (isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])) {
+      throw new DuplicateRecordError(membershipKind(parent), 'user');
+    }
+    throw error;
+  }
+  return (await findMembership(knex, parent, invitation.id))!;
+}
+
+/**
+ * Declines: deletes the invitation; declining an organization's also declines the invitee's
+ * pending invitations to its teams. False when it was not pending for this invitee.
+ */
+export async function declineInvitation(
+  knex: Knex,
+  invitee: Invitee,
+  invitation: Invitation,
+): Promise<boolean> {
+  return knex.transaction(async (trx) => {
+    const rows = (await visibleTo(trx, invitee)
+      .where('m.id', invitation.id)
+      .delete()
+      .returning('id')) as unknown[];
+    if (rows.length === 0) return false;
+    if (invitation.kind === 'organization') {
+      await visibleTo(trx, invitee)
+        .whereIn('m.team_id', trx('teams').select('id').where('organization_id', invitation.organizationId!))
+        .delete();
+    }
+    return true;
+  });
+}
