@@ -1,4 +1,5 @@
 import test from 'ava';
+import type { Json } from '../support/http.ts';
 import { createClient, setUpClientsWorld } from './helpers.ts';
 
 // The deprecated managed-user family: x-svc-secret-key against the client's active secrets,
@@ -162,14 +163,47 @@ test('a user of another client is 404 (get, patch, delete)', async (t) => {
   t.is((await as(client, 'GET', `/${owner.id}`)).status, 404);
 });
 
-test('the same e-mail may exist once per client; validation is 400', async (t) => {
+/** The one 409 for an e-mail in use: it says "taken" and nothing about whose it is. */
+function taken(t: import('ava').ExecutionContext, response: { status: number; body: Json }, what: string) {
+  t.is(response.status, 409, `${what}: ${JSON.stringify(response.body)}`);
+  t.is(response.body.error.code, 'Conflict', what);
+  t.is(response.body.error.message, 'A user with this email already exists', what);
+}
+
+test('a managed user cannot take an e-mail another account uses (create): 409; validation is 400', async (t) => {
   t.is((await as(client, 'POST', '', { email: 'dave@example.com' })).status, 201);
-  t.is((await as(otherClient, 'POST', '', { email: 'dave@example.com' })).status, 201);
-  t.is((await as(client, 'POST', '', { email: 'DAVE@example.com' })).status, 409);
+  taken(t, await as(client, 'POST', '', { email: 'DAVE@example.com' }), 'same client, other case');
+  taken(t, await as(otherClient, 'POST', '', { email: 'dave@example.com' }), "another client's managed user");
+  taken(t, await as(otherClient, 'POST', '', { email: 'Dave@Example.COM' }), 'another client, other case');
+  taken(t, await as(client, 'POST', '', { email: owner.email }), 'a regular account');
+  taken(
+    t,
+    await as(client, 'POST', '', { email: owner.email.toUpperCase() }),
+    'a regular account, other case',
+  );
   const invalid = await as(client, 'POST', '', { email: 'nope', timeZone: 'Mars/Olympus', extra: 1 });
   t.is(invalid.status, 400);
   const fields = invalid.body.error.details.map((d: { field: string }) => d.field).sort();
   t.deepEqual(fields, ['body.email', 'body.extra', 'body.timeZone']);
+});
+
+test('a managed user cannot take an e-mail another account uses (PATCH): 409', async (t) => {
+  const frank = await as(client, 'POST', '', { email: 'frank@example.com' });
+  const grace = await as(otherClient, 'POST', '', { email: 'grace@example.com' });
+  t.is(frank.status, 201);
+  t.is(grace.status, 201);
+  const path = `/${frank.body.data.id}`;
+  taken(t, await as(client, 'PATCH', path, { email: 'GRACE@example.com' }), "another client's managed user");
+  taken(t, await as(client, 'PATCH', path, { email: owner.email }), 'a regular account');
+  t.is((await as(client, 'GET', path)).body.data.email, 'frank@example.com', 'unchanged');
+  // Its own address in another case, and a free one, are fine.
+  const recased = await as(client, 'PATCH', path, { email: 'Frank@Example.com' });
+  t.is(recased.status, 200);
+  t.is(recased.body.data.email, 'Frank@Example.com');
+  const moved = await as(client, 'PATCH', path, { email: 'frank.new@example.com' });
+  t.is(moved.status, 200);
+  // The address it left is free again.
+  t.is((await as(otherClient, 'POST', '', { email: 'frank@example.com' })).status, 201);
 });
 
 test('deleting the client deletes its managed users', async (t) => {

@@ -157,7 +157,8 @@ function operation(route: AnyRoute): JsonSchema {
     ...(route.body
       ? {
           requestBody: {
-            required: true,
+            // Optional when the route also takes its input another way (DELETE role permissions).
+            required: !route.body.safeParse(undefined).success,
             content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
           },
         }

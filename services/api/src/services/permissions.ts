@@ -1,5 +1,7 @@
-import { BadRequestError } from '@sched/kit/errors';
+import { BadRequestError, ForbiddenError } from '@sched/kit/errors';
 import { type PermissionPattern, validatePermission } from '@sched/policy/permissions';
+import { grantRefusalMessage, heldPermissions, permissionsNotHeld } from '@sched/policy/role-grants';
+import type { AccessContext } from '../routing/caller.ts';
 
 /**
  * Validates role permissions with `@sched/policy/permissions`; the first invalid one is a 400
@@ -17,4 +19,26 @@ export function requireValidPermissions(
     valid.push(check.permission);
   }
   return [...new Set(valid)];
+}
+
+/**
+ * PBAC cannot be escalated (contract §11): the caller must hold every one of `permissions` in the
+ * organization or team `access` was decided on (organization- or team-level routes alike), else
+ * 403 `You cannot grant permissions you do not hold: <those not held, in order>`. Uses the
+ * membership facts already on `access`: no I/O. For a role's permissions (create, PATCH, add,
+ * replace) and for a custom role assigned to a membership (`customRoleId`: pass that role's
+ * permissions). Removing permissions grants nothing and needs no check.
+ */
+export function requireGrantable(access: AccessContext, permissions: readonly string[]): void {
+  const { organization, team } = access;
+  const held = heldPermissions({
+    level: access.requirement.level,
+    orgMembership: access.orgMembership,
+    teamMembership: access.teamMembership,
+    teamInOrganization:
+      team !== null && team.organizationId !== null && team.organizationId === organization?.id,
+    pbacEnabled: organization?.pbacEnabled ?? false,
+  });
+  const notHeld = permissionsNotHeld(held, permissions);
+  if (notHeld.length > 0) throw new ForbiddenError(grantRefusalMessage(notHeld));
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import {
   createUser,
+  emailTakenError,
   mapUser,
   type TimeFormat,
   USER_COLUMNS,
@@ -11,9 +12,10 @@ import {
 } from './users.ts';
 
 /**
- * Managed users of the deprecated family: `users` rows with `managed_by_client_id` set (their
- * e-mail namespace is per client; docs/schema.md). Every function is scoped to one client, so a
- * user of another client is simply not found.
+ * Managed users of the deprecated family: `users` rows with `managed_by_client_id` set, e-mail
+ * stored as given (trimmed). Every function is scoped to one client, so a user of another client
+ * is simply not found. A managed user cannot take an e-mail another account uses (contract §11),
+ * regular or managed by any client, in any case: ConflictError, the same one whoever holds it.
  */
 
 export interface NewManagedUser {
@@ -30,13 +32,28 @@ export interface NewManagedUser {
 
 export type ManagedUserPatch = Partial<NewManagedUser>;
 
+/**
+ * Serialises the writes that claim `email` (any case) until the transaction ends, so two managed
+ * users cannot take one address at the same time; then refuses it when another account uses it.
+ */
+async function claimEmail(trx: Knex.Transaction, email: string, exceptUserId: number | null): Promise<void> {
+  const lowered = email.trim().toLowerCase();
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`user-email:${lowered}`]);
+  const query = trx('users').whereRaw('lower(email) = lower(?)', [email.trim()]);
+  if (exceptUserId !== null) query.whereNot('id', exceptUserId);
+  if (await query.first('id')) throw emailTakenError();
+}
+
 /** Creates the user (with the default schedule, like every user), e-mail taken as verified. */
 export async function createManagedUser(knex: Knex, clientId: string, input: NewManagedUser): Promise<User> {
-  return createUser(knex, {
-    ...input,
-    managedByClientId: clientId,
-    emailVerifiedAt: new Date(),
-    onboardingStep: 'complete',
+  return knex.transaction(async (trx) => {
+    await claimEmail(trx, input.email, null);
+    return createUser(trx, {
+      ...input,
+      managedByClientId: clientId,
+      emailVerifiedAt: new Date(),
+      onboardingStep: 'complete',
+    });
   });
 }
 
@@ -64,7 +81,7 @@ export async function listManagedUsers(
   return rows.map(mapUser);
 }
 
-/** Null when the user is not one of this client's. Duplicate e-mail: ConflictError. */
+/** Null when the user is not one of this client's. E-mail used by another account: ConflictError. */
 export async function updateManagedUser(
   knex: Knex,
   clientId: string,
@@ -73,7 +90,12 @@ export async function updateManagedUser(
 ): Promise<User | null> {
   const existing = await findManagedUser(knex, clientId, userId);
   if (!existing) return null;
-  return updateUser(knex, userId, patch);
+  if (patch.email === undefined) return updateUser(knex, userId, patch);
+  const email = patch.email;
+  return knex.transaction(async (trx) => {
+    await claimEmail(trx, email, userId);
+    return updateUser(trx, userId, patch);
+  });
 }
 
 /** Deletes the user if it is one of this client's; returns it as it was, or null. */

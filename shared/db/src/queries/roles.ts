@@ -134,9 +134,14 @@ export interface RolePatch {
   name?: string;
   color?: string | null;
   description?: string | null;
+  /** Replaces every permission of the role (already validated, `@sched/policy/permissions`). */
+  permissions?: readonly string[];
 }
 
-/** Updates a custom role of the organization; null when there is none with this id. */
+/**
+ * Updates a custom role of the organization (fields and, when given, its permissions, in one
+ * transaction holding the role's row lock); null when there is none with this id.
+ */
 export async function updateRole(
   knex: Knex,
   organizationId: number,
@@ -148,10 +153,19 @@ export async function updateRole(
   if (patch.color !== undefined) changes['color'] = patch.color;
   if (patch.description !== undefined) changes['description'] = patch.description;
   try {
-    const count = await knex('roles')
-      .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
-      .update(changes);
-    if (count === 0) return null;
+    const found = await knex.transaction(async (trx) => {
+      const updated = (await trx('roles')
+        .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
+        .update(changes)
+        .returning('id')) as unknown[];
+      if (updated.length === 0) return false;
+      if (patch.permissions !== undefined) {
+        await trx('role_permissions').where({ role_id: roleId }).delete();
+        await insertPermissions(trx, roleId, patch.permissions);
+      }
+      return true;
+    });
+    if (!found) return null;
   } catch (error) {
     rethrowDuplicateName(error);
   }

@@ -116,13 +116,13 @@ export function mapUser(row: UserRow): User {
 const EMAIL_CONSTRAINTS = ['users_email_lower_unique', 'users_managed_email_lower_unique'];
 const USERNAME_CONSTRAINT = 'users_username_lower_unique';
 
+/** The one answer for an e-mail in use, whoever uses it (it says "taken", nothing more). */
+export const emailTakenError = (): ConflictError =>
+  new ConflictError('A user with this email already exists', [{ field: 'email', message: 'already in use' }]);
+
 /** Unique violations on users become 409s that say which field; anything else is rethrown. */
 function rethrowUserConflict(error: unknown): never {
-  if (isUniqueViolation(error, EMAIL_CONSTRAINTS)) {
-    throw new ConflictError('A user with this email already exists', [
-      { field: 'email', message: 'already in use' },
-    ]);
-  }
+  if (isUniqueViolation(error, EMAIL_CONSTRAINTS)) throw emailTakenError();
   if (isUniqueViolation(error, USERNAME_CONSTRAINT)) {
     throw new ConflictError('This username is taken', [{ field: 'username', message: 'already in use' }]);
   }

@@ -3,22 +3,24 @@ import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { invalidateOrganization } from '../../services/invalidate.ts';
-import { requireValidPermissions } from '../../services/permissions.ts';
-import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
+import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
+import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 
 export const addPermissionsRoute = defineRoute({
   method: 'POST',
   path: '/organizations/:orgId/roles/:roleId/permissions',
   summary: 'Adds one or several permissions to a custom role; returns all its permissions',
+  description: GRANT_RULE,
   tags: ['Role permissions'],
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
   body: z.strictObject({ permissions: permissionList.min(1) }),
   response: { status: 201, description: "The role's permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, body }) => {
+  handler: async ({ deps, params, body, access }) => {
     const permissions = requireValidPermissions(body.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
+    requireGrantable(access!, permissions);
     const all = await addRolePermissions(deps.stores.db.knex, params.roleId, permissions);
     await invalidateOrganization(deps, params.orgId);
     return { status: 201, data: all };

@@ -3,22 +3,24 @@ import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { invalidateOrganization } from '../../services/invalidate.ts';
-import { requireValidPermissions } from '../../services/permissions.ts';
-import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
+import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
+import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 
 export const replacePermissionsRoute = defineRoute({
   method: 'PUT',
   path: '/organizations/:orgId/roles/:roleId/permissions',
   summary: 'Replaces every permission of a custom role (an empty list removes them all)',
+  description: GRANT_RULE,
   tags: ['Role permissions'],
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
   body: z.strictObject({ permissions: permissionList }),
   response: { status: 200, description: "The role's permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, body }) => {
+  handler: async ({ deps, params, body, access }) => {
     const permissions = requireValidPermissions(body.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
+    requireGrantable(access!, permissions);
     const all = await replaceRolePermissions(deps.stores.db.knex, params.roleId, permissions);
     await invalidateOrganization(deps, params.orgId);
     return { data: all };

@@ -4,21 +4,45 @@ import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { invalidateOrganization } from '../../services/invalidate.ts';
-import { color, description, requireCustomRole, roleName, roleParams } from './role-input.ts';
+import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
+import {
+  color,
+  description,
+  GRANT_RULE,
+  permissionList,
+  requireCustomRole,
+  roleName,
+  roleParams,
+} from './role-input.ts';
 
 export const updateRoleRoute = defineRoute({
   method: 'PATCH',
   path: '/organizations/:orgId/roles/:roleId',
-  summary: 'Renames or describes a custom role (system roles cannot be changed: 403)',
+  summary: 'Renames, describes or replaces the permissions of a custom role (system roles: 403)',
+  description:
+    "`permissions`, when given, replaces all the role's permissions (an empty list removes them). " +
+    'A new name follows the rules of creation (unique ignoring case, not a reserved name: 400). ' +
+    GRANT_RULE,
   tags: ['Roles'],
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
-  body: z.strictObject({ name: roleName.optional(), color, description }),
+  body: z.strictObject({
+    name: roleName.optional(),
+    color,
+    description,
+    permissions: permissionList.optional(),
+  }),
   response: { status: 200, description: 'The role', schema: roleOutput },
-  handler: async ({ deps, params, body }) => {
+  handler: async ({ deps, params, body, access }) => {
+    const { permissions: requested, ...fields } = body;
+    const permissions = requested === undefined ? undefined : requireValidPermissions(requested);
     await requireCustomRole(deps, params.orgId, params.roleId);
-    const role = await updateRole(deps.stores.db.knex, params.orgId, params.roleId, body);
+    if (permissions) requireGrantable(access!, permissions);
+    const role = await updateRole(deps.stores.db.knex, params.orgId, params.roleId, {
+      ...fields,
+      ...(permissions ? { permissions } : {}),
+    });
     if (!role) throw new NotFoundError('Role not found');
     await invalidateOrganization(deps, params.orgId);
     return { data: presentRole(role) };
