@@ -5,6 +5,7 @@ import * as organizations from './0003_organizations.ts';
 import * as oauthClients from './0004_oauth_clients.ts';
 import * as scheduling from './0005_scheduling.ts';
 import * as operations from './0006_operations.ts';
+import * as invitations from './0007_invitations.ts';
 import * as roleNames from './0008_role_names.ts';
 import * as userEmailLookup from './0009_user_email_lookup.ts';
 
@@ -24,6 +25,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0004_oauth_clients', oauthClients],
   ['0005_scheduling', scheduling],
   ['0006_operations', operations],
+  ['0007_invitations', invitations],
   ['0008_role_names', roleNames],
   ['0009_user_email_lookup', userEmailLookup],
 ];
