@@ -14,7 +14,8 @@ import {
   insertUser,
   type Scene,
 } from './helpers/fixtures.ts';
-import { type ApiResponse, pool, setUpApiSystem } from './helpers/http.ts';
+import { type ApiResponse, pool } from './helpers/http.ts';
+import { setUpWorld } from '../support/world.ts';
 
 /**
  * Every body, query and path parameter is checked: wrong types and unknown fields are 400 with
@@ -22,7 +23,7 @@ import { type ApiResponse, pool, setUpApiSystem } from './helpers/http.ts';
  * ever a 500.
  */
 
-const { system, call } = setUpApiSystem(test);
+const { system, call } = setUpWorld(test);
 let scene: Scene<'owner' | 'member'>;
 let admin: { apiKey: string };
 let foreignTeamId: number;
@@ -146,7 +147,10 @@ test('membership bodies: types, unknown fields, role values, userId xor email', 
   badRequest(t, await post({ userId: 1, role: 'MEMBER', accepted: 'yes' }), 'body.accepted');
   badRequest(t, await post({ role: 'MEMBER' }), 'body.userId');
   badRequest(t, await post({ userId: 1, email: 'a@example.test', role: 'MEMBER' }), 'body.userId');
-  badRequest(t, await post({ email: 'a@example.test', role: 'MEMBER', accepted: true }), 'body.accepted');
+  // Well-formed, but nobody accepts on the invitee's behalf (contract: 403, not a validation error).
+  const acceptedForThem = await post({ email: 'a@example.test', role: 'MEMBER', accepted: true });
+  t.is(acceptedForThem.status, 403);
+  t.is(acceptedForThem.body.error.message, 'the invited user must accept the invitation');
   badRequest(t, await post({ email: 'not-an-email', role: 'MEMBER' }), 'body.email');
   badRequest(t, await post([]), 'body');
   badRequest(t, await call('POST', path, { token: owner() }), 'body');
