@@ -3,11 +3,12 @@ import { newClientSecret } from '@sched/kit/secrets';
 import test, { type ExecutionContext } from 'ava';
 import { z } from 'zod';
 import { createTestAccessToken } from '../support/tokens.ts';
-import { buildScene, insertOrganization, insertUser, type TestUser } from './helpers/fixtures.ts';
-import { type ApiResponse, apiClient, setUpApiSystem } from './helpers/http.ts';
 import { setUpProbeApi } from './helpers/second-api.ts';
+import { setUpWorld, buildScene } from '../support/world.ts';
+import { insertOrganization, insertUser, type TestUser } from '../support/factories.ts';
+import { type ApiResponse, apiClient } from '../support/http.ts';
 
-const { system, call } = setUpApiSystem(test);
+const { system, call } = setUpWorld(test);
 let user: TestUser;
 let admin: TestUser;
 

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
-import { buildScene, insertUser } from './helpers/fixtures.ts';
-import { type ApiResponse, apiClient, type Call, pool } from './helpers/http.ts';
+import { buildScene } from '../support/world.ts';
+import { insertUser } from '../support/factories.ts';
+import { type ApiResponse, apiClient, type Call, pool } from '../support/http.ts';
 
 // Rate limits of the resource API (docs: services/api/README.md, "Rate limits"): declared next to
 // the route, counted per caller in the token store, 429 in the contract's envelope with Retry-After.

@@ -1,31 +1,22 @@
 import test from 'ava';
-import { setUpSmtpServer } from '../support/smtp.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { findUserByEmail } from '@sched/db/queries/users';
-import { buildScene, insertCustomRole, insertUser, type TestUser } from './helpers/fixtures.ts';
-import { setUpApiSystem } from './helpers/http.ts';
+import { waitForMail } from '../support/mail.ts';
+import { setUpWorld, buildScene } from '../support/world.ts';
+import { insertCustomRole, insertUser, type TestUser } from '../support/factories.ts';
 
 /** What the endpoints do when allowed: shapes of me, API keys, teams, memberships, roles, admin. */
 
-const smtp = setUpSmtpServer(test);
-const { system, call, knex } = setUpApiSystem(test, () => ({ SMTP_URL: smtp.url }));
+const { system, smtp, call, knex } = setUpWorld(test);
 let admin: TestUser;
 
 test.before(async () => {
   admin = await insertUser(knex(), { serviceAdmin: true });
 });
 
-/** The first message to `to` (any case) matching `predicate`, waiting up to 10 s. */
-async function mailTo(to: string, predicate: (raw: string) => boolean = () => true) {
-  for (let i = 0; i < 100; i++) {
-    const found = smtp.received.find(
-      (mail) => mail.to.some((address) => address.toLowerCase() === to.toLowerCase()) && predicate(mail.raw),
-    );
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no mail to ${to}`);
-}
+/** The first message to `to` (any case) whose raw text `predicate` accepts, waiting up to 10 s. */
+const mailTo = (to: string, predicate: (raw: string) => boolean = () => true) =>
+  waitForMail(smtp, to, (mail) => predicate(mail.raw));
 
 test('GET and PATCH /v2/me', async (t) => {
   const created = await call('POST', '/v2/admin/users', {

@@ -1,8 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { createTestAccessToken } from '../support/tokens.ts';
-import { buildScene, insertCustomRole, insertUser } from './helpers/fixtures.ts';
-import { apiClient, setUpApiSystem } from './helpers/http.ts';
 import { type SecondApi, startSecondApi } from './helpers/second-api.ts';
+import { setUpWorld, buildScene } from '../support/world.ts';
+import { insertCustomRole, insertUser } from '../support/factories.ts';
+import { apiClient } from '../support/http.ts';
 
 /**
  * Revoking a membership, a role permission, an API key or a token takes effect on the very next
@@ -11,7 +12,7 @@ import { type SecondApi, startSecondApi } from './helpers/second-api.ts';
  * request, so a stale cache would answer.
  */
 
-const { system, call: one, knex } = setUpApiSystem(test);
+const { system, call: one, knex } = setUpWorld(test);
 let second: SecondApi;
 const two = apiClient(() => second.url);
 let admin: { id: number; apiKey: string };

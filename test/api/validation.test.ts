@@ -6,16 +6,9 @@ import { membershipRoutes } from '../../services/api/src/routes/memberships/inde
 import { rolePermissionRoutes } from '../../services/api/src/routes/role-permissions/index.ts';
 import { roleRoutes } from '../../services/api/src/routes/roles/index.ts';
 import { teamRoutes } from '../../services/api/src/routes/teams/index.ts';
-import {
-  buildScene,
-  insertCustomRole,
-  insertOrganization,
-  insertTeam,
-  insertUser,
-  type Scene,
-} from './helpers/fixtures.ts';
-import { type ApiResponse, pool } from './helpers/http.ts';
-import { setUpWorld } from '../support/world.ts';
+import { setUpWorld, buildScene, type Scene } from '../support/world.ts';
+import { insertCustomRole, insertOrganization, insertTeam, insertUser } from '../support/factories.ts';
+import { type ApiResponse, pool } from '../support/http.ts';
 
 /**
  * Every body, query and path parameter is checked: wrong types and unknown fields are 400 with

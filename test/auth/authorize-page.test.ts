@@ -1,14 +1,8 @@
 import { createOrganization } from '@sched/db/queries/organizations';
 import test, { type ExecutionContext } from 'ava';
-import {
-  authorizeInBrowser,
-  authorizeUrl,
-  createTestClient,
-  createTestUser,
-  pkcePair,
-  type TestClient,
-} from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeInBrowser, authorizeUrl, pkcePair } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient, insertUser, type TestClient } from '../support/factories.ts';
 
 // Every authorization-page error of the specification (contract §5): shown on the page (HTTP 400,
 // never a redirect) or sent back to the client by a 303 with error, error_description, state, iss.
@@ -17,10 +11,12 @@ const {
   system,
   user,
   clients: { app, legacy, spa },
-} = setUpOAuthSystem(test, {
-  app: { scopes: ['PROFILE_READ', 'ORG_BOOKING_READ'], redirectUris: ['https://app.example.com/callback'] },
-  legacy: { scopes: ['READ_BOOKING'], redirectUris: ['https://legacy.example.com/cb'] },
-  spa: { type: 'public', scopes: ['PROFILE_READ'], redirectUris: ['http://127.0.0.1:9/spa/callback'] },
+} = setUpWorld(test, {
+  clients: {
+    app: { scopes: ['PROFILE_READ', 'ORG_BOOKING_READ'], redirectUris: ['https://app.example.com/callback'] },
+    legacy: { scopes: ['READ_BOOKING'], redirectUris: ['https://legacy.example.com/cb'] },
+    spa: { type: 'public', scopes: ['PROFILE_READ'], redirectUris: ['http://127.0.0.1:9/spa/callback'] },
+  },
 });
 
 test.before(async () => {
@@ -87,12 +83,12 @@ test('missing client_id: error page', async (t) => {
 });
 
 test('pending client: error page', async (t) => {
-  const pending = await createTestClient(system.stores.db.knex, { status: 'PENDING' });
+  const pending = await insertClient(system.stores.db.knex, { status: 'PENDING' });
   await isPageError(t, await get(base(pending)), 'waiting for review');
 });
 
 test('rejected client: error page', async (t) => {
-  const rejected = await createTestClient(system.stores.db.knex, { status: 'REJECTED' });
+  const rejected = await insertClient(system.stores.db.knex, { status: 'REJECTED' });
   await isPageError(t, await get(base(rejected)), 'rejected during review');
 });
 
@@ -217,7 +213,7 @@ test('response_type other than code: 303 unsupported_response_type', async (t) =
 
 test('Deny: 303 to the redirect_uri with access_denied, state and iss', async (t) => {
   // A user of its own: no consent remembered by the other tests.
-  const denier = await createTestUser(system.stores.db.knex);
+  const denier = await insertUser(system.stores.db.knex);
   const { outcome, consentShown } = await authorizeInBrowser(
     system.url,
     authorizeUrl(system.url, base(app, { scope: 'PROFILE_READ' })),

@@ -1,12 +1,13 @@
 import test from 'ava';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
-import { authorizeUrl, createTestClient, pkcePair, startRedirectReceiver } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeUrl, pkcePair, startRedirectReceiver } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient } from '../support/factories.ts';
 
 // Real Chromium (playwright-core) through the pages: sign in, consent, Allow lands on the redirect
 // URI with code and state; Deny comes back with access_denied. The redirect URI is a tiny local server.
 
-const { system, user } = setUpOAuthSystem(test);
+const { system, user } = setUpWorld(test);
 let browser: TestBrowser;
 let receiver: Awaited<ReturnType<typeof startRedirectReceiver>>;
 
@@ -23,7 +24,7 @@ test.after.always(async () => {
 test.serial(
   'sign in, see the consent page, Allow: back at the redirect URI with code and state',
   async (t) => {
-    const client = await createTestClient(system.stores.db.knex, {
+    const client = await insertClient(system.stores.db.knex, {
       name: 'Booking Buddy',
       websiteUrl: 'https://booking-buddy.example.com',
       scopes: ['PROFILE_READ', 'BOOKING_READ'],
@@ -65,7 +66,7 @@ test.serial(
 );
 
 test.serial('Deny: back at the redirect URI with error=access_denied and the state', async (t) => {
-  const client = await createTestClient(system.stores.db.knex, {
+  const client = await insertClient(system.stores.db.knex, {
     name: 'Nosy App',
     scopes: ['PROFILE_READ'],
     redirectUris: [receiver.redirectUri],
@@ -91,7 +92,7 @@ test.serial('Deny: back at the redirect URI with error=access_denied and the sta
 });
 
 test.serial('Create account link leads to the sign-up form with its labels', async (t) => {
-  const client = await createTestClient(system.stores.db.knex, { redirectUris: [receiver.redirectUri] });
+  const client = await insertClient(system.stores.db.knex, { redirectUris: [receiver.redirectUri] });
   await browser.context.clearCookies();
   const page = await browser.context.newPage();
   await page.goto(

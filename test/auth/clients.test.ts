@@ -7,13 +7,14 @@ import {
   updateOAuthClient,
 } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { authorizeUrl, createTestClient, issueTokens, tokenRequest } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeUrl, issueTokens, tokenRequest } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient } from '../support/factories.ts';
 
 // Clients are read from the database per request: secrets (two active, both valid; a revoked one
 // fails at once; tokens survive) and review decisions take effect on the next request.
 
-const { system, user } = setUpOAuthSystem(test);
+const { system, user } = setUpWorld(test);
 const knex = () => system.stores.db.knex;
 const versions = () => system.stores.tokenStore;
 
@@ -26,7 +27,7 @@ const refreshWith = (clientId: string, secret: string, refreshToken: string) =>
   });
 
 test('two active secrets both work; a revoked one fails at once while its tokens keep working', async (t) => {
-  const app = await createTestClient(knex());
+  const app = await insertClient(knex());
   const first = app.secret!;
   const second = (await addClientSecret(knex(), versions(), app.client.id))!;
   t.is((await listClientSecrets(knex(), app.client.id)).length, 2);
@@ -57,17 +58,17 @@ test('two active secrets both work; a revoked one fails at once while its tokens
 });
 
 test('a third active secret is refused; a public client has none', async (t) => {
-  const app = await createTestClient(knex());
+  const app = await insertClient(knex());
   await addClientSecret(knex(), versions(), app.client.id);
   await t.throwsAsync(addClientSecret(knex(), versions(), app.client.id), {
     message: TOO_MANY_SECRETS_MESSAGE,
   });
-  const spa = await createTestClient(knex(), { type: 'public' });
+  const spa = await insertClient(knex(), { type: 'public' });
   await t.throwsAsync(addClientSecret(knex(), versions(), spa.client.id), { message: /Public clients/ });
 });
 
 test('a client moved back to PENDING stops at once: no authorization, no token, existing tokens stay', async (t) => {
-  const app = await createTestClient(knex());
+  const app = await insertClient(knex());
   const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
   await setReviewStatus(knex(), versions(), app.client.id, 'PENDING');
 
@@ -91,7 +92,7 @@ test('a client moved back to PENDING stops at once: no authorization, no token, 
 });
 
 test('a rejected decision takes effect on the next token request', async (t) => {
-  const app = await createTestClient(knex());
+  const app = await insertClient(knex());
   const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
   await setReviewStatus(knex(), versions(), app.client.id, 'REJECTED', {
     rejectionReason: 'Misleading name',
@@ -102,7 +103,7 @@ test('a rejected decision takes effect on the next token request', async (t) => 
 });
 
 test('a redirect URI removed from the client is refused on the next authorization', async (t) => {
-  const app = await createTestClient(knex(), {
+  const app = await insertClient(knex(), {
     redirectUris: ['https://a.example.com/cb', 'https://b.example.com/cb'],
   });
   await updateOAuthClient(knex(), versions(), app.client.id, { redirectUris: ['https://b.example.com/cb'] });

@@ -6,10 +6,10 @@ import {
   issueTokens,
   obtainCode,
   pkcePair,
-  type TestClient,
   tokenRequest,
 } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { setUpWorld } from '../support/world.ts';
+import type { TestClient } from '../support/factories.ts';
 
 // Single use of codes and refresh tokens (replay, reuse detection, concurrency), PKCE, scopes on
 // refresh, and the token records the resource API reads.
@@ -19,9 +19,11 @@ const {
   store,
   user,
   clients: { app, spa },
-} = setUpOAuthSystem(test, {
-  app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
-  spa: { type: 'public', scopes: ['PROFILE_READ'] },
+} = setUpWorld(test, {
+  clients: {
+    app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
+    spa: { type: 'public', scopes: ['PROFILE_READ'] },
+  },
 });
 let browser: FlowBrowser;
 

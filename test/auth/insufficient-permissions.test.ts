@@ -3,14 +3,9 @@ import { createOrganization } from '@sched/db/queries/organizations';
 import { createTeam } from '@sched/db/queries/teams';
 import { INSUFFICIENT_PERMISSIONS_DESCRIPTION } from '@sched/policy/authorization-scopes';
 import test from 'ava';
-import {
-  authorizeInBrowser,
-  authorizeUrl,
-  createTestUser,
-  FlowBrowser,
-  type TestUser,
-} from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeInBrowser, authorizeUrl, FlowBrowser } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertUser, type TestUser } from '../support/factories.ts';
 
 // api-v2 OAuth flow 2: "user ... has insufficient permissions: redirect with an error". A user can
 // grant ORG_ scopes only with an organization membership, TEAM_ scopes only with a team membership
@@ -19,8 +14,10 @@ import { setUpOAuthSystem } from './fixtures.ts';
 const {
   system,
   clients: { client },
-} = setUpOAuthSystem(test, {
-  client: { scopes: ['PROFILE_READ', 'TEAM_BOOKING_READ', 'ORG_MEMBERSHIP_READ'] },
+} = setUpWorld(test, {
+  clients: {
+    client: { scopes: ['PROFILE_READ', 'TEAM_BOOKING_READ', 'ORG_MEMBERSHIP_READ'] },
+  },
 });
 const knex = () => system.stores.db.knex;
 let sequence = 0;
@@ -59,21 +56,21 @@ function assertRefused(
 }
 
 test('a user without memberships cannot grant ORG_ or TEAM_ scopes: access_denied by redirect', async (t) => {
-  const user = await createTestUser(knex());
+  const user = await insertUser(knex());
   assertRefused(t, await authorize(user, 'PROFILE_READ ORG_MEMBERSHIP_READ'), 'ORG_MEMBERSHIP_READ');
   assertRefused(t, await authorize(user, 'TEAM_BOOKING_READ'), 'TEAM_BOOKING_READ');
 });
 
 test('user-level scopes need no membership', async (t) => {
-  const user = await createTestUser(knex());
+  const user = await insertUser(knex());
   const { outcome, consentShown } = await authorize(user, 'PROFILE_READ');
   t.true(consentShown);
   t.truthy(outcome.kind === 'redirect' && outcome.url.searchParams.get('code'));
 });
 
 test('an organization member may grant ORG_ scopes; TEAM_ needs a team membership or org ADMIN/OWNER', async (t) => {
-  const owner = await createTestUser(knex());
-  const member = await createTestUser(knex());
+  const owner = await insertUser(knex());
+  const member = await insertUser(knex());
   const organization = await createOrganization(knex(), {
     name: 'Perm Org',
     slug: slug(),
@@ -106,8 +103,8 @@ test('an organization member may grant ORG_ scopes; TEAM_ needs a team membershi
 });
 
 test('an invitation that is not accepted grants nothing', async (t) => {
-  const owner = await createTestUser(knex());
-  const invited = await createTestUser(knex());
+  const owner = await insertUser(knex());
+  const invited = await insertUser(knex());
   const organization = await createOrganization(knex(), {
     name: 'Invite Org',
     slug: slug(),
@@ -123,8 +120,8 @@ test('an invitation that is not accepted grants nothing', async (t) => {
 });
 
 test('remembered consent does not outlive the membership it needed', async (t) => {
-  const owner = await createTestUser(knex());
-  const member = await createTestUser(knex());
+  const owner = await insertUser(knex());
+  const member = await insertUser(knex());
   const organization = await createOrganization(knex(), {
     name: 'Left Org',
     slug: slug(),

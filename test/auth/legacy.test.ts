@@ -5,19 +5,18 @@ import {
   authorizeInBrowser,
   authorizeUrl,
   clientCredentials,
-  createTestClient,
   FlowBrowser,
   obtainCode,
-  type TestClient,
   tokenRequest,
 } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient, type TestClient } from '../support/factories.ts';
 
 // Legacy clients (no scopes, or only READ_BOOKING / READ_PROFILE): scope optional, the
 // enabled-scope check skipped, tokens marked `extra.legacy`, and the mark kept for the life of an
 // authorization even after the client migrates to scopes.
 
-const { system, store, user } = setUpOAuthSystem(test);
+const { system, store, user } = setUpWorld(test);
 
 async function exchange(client: TestClient, params: Record<string, string>, browser?: FlowBrowser) {
   const { code } = await obtainCode(
@@ -38,7 +37,7 @@ async function exchange(client: TestClient, params: Record<string, string>, brow
 const record = (token: string) => store().find<AccessTokenPayload>('AccessToken', token);
 
 test('a legacy client without scopes authorizes without a scope; its token has no scope and is marked legacy', async (t) => {
-  const legacy = await createTestClient(system.stores.db.knex, { scopes: [] });
+  const legacy = await insertClient(system.stores.db.knex, { scopes: [] });
   t.true(legacy.client.isLegacy);
   const { outcome, browser, consentShown } = await authorizeInBrowser(
     system.url,
@@ -79,7 +78,7 @@ test('a legacy client without scopes authorizes without a scope; its token has n
 });
 
 test('the consent page of a legacy client warns that access is not limited', async (t) => {
-  const legacy = await createTestClient(system.stores.db.knex, {
+  const legacy = await insertClient(system.stores.db.knex, {
     scopes: ['READ_BOOKING'],
     name: 'Old Integration',
   });
@@ -102,14 +101,14 @@ test('the consent page of a legacy client warns that access is not limited', asy
 });
 
 test('a legacy client may ask for scopes it has not registered yet; the token carries them and is legacy', async (t) => {
-  const legacy = await createTestClient(system.stores.db.knex, { scopes: ['READ_PROFILE'] });
+  const legacy = await insertClient(system.stores.db.knex, { scopes: ['READ_PROFILE'] });
   const tokens = await exchange(legacy, { scope: 'BOOKING_READ READ_PROFILE' });
   t.is(tokens.scope, 'BOOKING_READ READ_PROFILE');
   t.deepEqual((await record(tokens.access_token))?.extra, { legacy: true });
 });
 
 test('after migrating to scopes: old grants stay legacy through refresh, new authorizations are scoped', async (t) => {
-  const legacy = await createTestClient(system.stores.db.knex, { scopes: ['READ_BOOKING'] });
+  const legacy = await insertClient(system.stores.db.knex, { scopes: ['READ_BOOKING'] });
   const before = await exchange(legacy, { scope: 'READ_BOOKING' });
 
   const migrated = await updateOAuthClient(system.stores.db.knex, store(), legacy.client.id, {

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
 import { FlowBrowser, formOf } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { setUpWorld } from '../support/world.ts';
 
 // Malformed requests (wrong types, huge bodies, repeated parameters, invalid UTF-8, odd methods and
 // headers) get a 4xx, never a 500, on every endpoint of the authorization server.
@@ -10,7 +10,7 @@ import { setUpOAuthSystem } from './fixtures.ts';
 const {
   system,
   clients: { app },
-} = setUpOAuthSystem(test, { app: {} });
+} = setUpWorld(test, { clients: { app: {} } });
 
 const TOKEN = '/v2/auth/oauth2/token';
 const REVOKE = '/v2/auth/oauth2/revoke';

@@ -1,7 +1,8 @@
 import test from 'ava';
 import * as client from 'openid-client';
-import { authorizeInBrowser, type TestClient } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeInBrowser } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import type { TestClient } from '../support/factories.ts';
 
 // The whole flow driven by openid-client 6 (the reference relying-party library): discovery,
 // authorization URL, code exchange, refresh and revocation, for a confidential and a public client.
@@ -11,16 +12,18 @@ const {
   store,
   user,
   clients: { confidential, publicClient },
-} = setUpOAuthSystem(test, {
-  confidential: {
-    type: 'confidential',
-    scopes: ['PROFILE_READ', 'BOOKING_READ'],
-    redirectUris: ['http://127.0.0.1:9/confidential/callback'],
-  },
-  publicClient: {
-    type: 'public',
-    scopes: ['EVENT_TYPE_READ'],
-    redirectUris: ['http://127.0.0.1:9/public/callback'],
+} = setUpWorld(test, {
+  clients: {
+    confidential: {
+      type: 'confidential',
+      scopes: ['PROFILE_READ', 'BOOKING_READ'],
+      redirectUris: ['http://127.0.0.1:9/confidential/callback'],
+    },
+    publicClient: {
+      type: 'public',
+      scopes: ['EVENT_TYPE_READ'],
+      redirectUris: ['http://127.0.0.1:9/public/callback'],
+    },
   },
 });
 

@@ -1,28 +1,21 @@
 import { createOrganization } from '@sched/db/queries/organizations';
 import { findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
-import {
-  authorizeInBrowser,
-  authorizeUrl,
-  createTestUser,
-  FlowBrowser,
-  formOf,
-  type PageResult,
-} from '../support/oauth.ts';
-import { setUpSmtpServer } from '../support/smtp.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { authorizeInBrowser, authorizeUrl, FlowBrowser, formOf, type PageResult } from '../support/oauth.ts';
+import { decodeQuotedPrintable, waitForMail } from '../support/mail.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertUser } from '../support/factories.ts';
 
 // The browser pages over plain HTTP: labels, CSRF, cookies, headers, remembered consent, and
 // sign-up with the verification e-mail delivered to a real local SMTP server.
 
-const smtp = setUpSmtpServer(test);
 const {
   system,
+  smtp,
   user,
   clients: { app },
-} = setUpOAuthSystem(
-  test,
-  {
+} = setUpWorld(test, {
+  clients: {
     app: {
       name: 'Acme Calendar',
       logo: 'https://acme.example.com/logo.png',
@@ -30,8 +23,7 @@ const {
       scopes: ['PROFILE_READ', 'BOOKING_READ', 'TEAM_MEMBERSHIP_WRITE'],
     },
   },
-  () => ({ SMTP_URL: smtp.url }),
-);
+});
 
 test.before(async () => {
   // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
@@ -179,7 +171,7 @@ test('consent page: client name, logo and website, each scope in plain words, Al
 });
 
 test('consent is remembered per user, client and scope set', async (t) => {
-  const other = await createTestUser(system.stores.db.knex);
+  const other = await insertUser(system.stores.db.knex);
   const first = await authorizeInBrowser(system.url, start('PROFILE_READ'), { user: other });
   t.true(first.consentShown);
   t.is(first.outcome.kind, 'redirect');
@@ -212,11 +204,6 @@ test('the stylesheet is served as CSS', async (t) => {
 
 // --- sign-up -----------------------------------------------------------------------------------
 
-const decodeQuotedPrintable = (raw: string) =>
-  raw
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-
 test('sign-up: Create account creates the user, mails a verification link over SMTP, and continues to consent', async (t) => {
   const [browser, page] = await signInPage();
   const signUp = await browser.open(new URL(page.html.match(/href="([^"]+\/signup)"/)![1]!, system.url));
@@ -243,7 +230,7 @@ test('sign-up: Create account creates the user, mails a verification link over S
   t.is(created!.name, 'Ada Lovelace');
   t.is(created!.emailVerifiedAt, null);
 
-  const mail = await smtp.waitFor(email);
+  const mail = await waitForMail(smtp, email);
   t.regex(mail.raw, /Subject: Verify your email address/);
   const link = decodeQuotedPrintable(mail.raw).match(
     /https?:\/\/[^\s"<]+\/auth\/verify-email\?token=[A-Za-z0-9_-]+/,

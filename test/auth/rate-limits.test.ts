@@ -1,14 +1,15 @@
 import test from 'ava';
-import { createTestClient, createTestUser, FlowBrowser, type PageResult } from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { FlowBrowser, type PageResult } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient, insertUser } from '../support/factories.ts';
 
 // Rate limits (counted in the token store): the token endpoint per client, failed sign-ins per
 // account and per IP address; 429 with Retry-After. Serial: the IP lock comes last.
 
-const { system, user } = setUpOAuthSystem(test);
+const { system, user } = setUpWorld(test);
 
 async function signInPage(browser: FlowBrowser): Promise<PageResult> {
-  const client = await createTestClient(system.stores.db.knex);
+  const client = await insertClient(system.stores.db.knex);
   const page = await browser.open(
     `/auth/oauth2/authorize?client_id=${client.client.id}&redirect_uri=${encodeURIComponent(client.redirectUri)}&scope=PROFILE_READ`,
   );
@@ -19,7 +20,7 @@ async function signInPage(browser: FlowBrowser): Promise<PageResult> {
 test.serial(
   'token endpoint: over 1200 requests a minute for one client get 429 with Retry-After',
   async (t) => {
-    const client = await createTestClient(system.stores.db.knex);
+    const client = await insertClient(system.stores.db.knex);
     const send = (clientId: string) =>
       fetch(`${system.url}/v2/auth/oauth2/token`, {
         method: 'POST',
@@ -51,7 +52,7 @@ test.serial(
     t.regex(body.error_description, /Too many token requests/);
     t.is(limited.headers.get('cache-control'), 'no-store');
 
-    const otherClient = await createTestClient(system.stores.db.knex);
+    const otherClient = await insertClient(system.stores.db.knex);
     t.is((await send(otherClient.client.id)).status, 401, 'other clients are not affected');
   },
 );
@@ -81,7 +82,7 @@ test.serial(
     t.true(Number(response.headers.get('retry-after')) > 60);
     t.regex(await response.text(), /Too many failed sign-ins for this account/);
 
-    const other = await createTestUser(system.stores.db.knex);
+    const other = await insertUser(system.stores.db.knex);
     const fine = await browser.submit(page, '/signin', { email: other.email, password: other.password });
     t.not(fine.status, 429, 'another account is not locked');
   },
@@ -101,7 +102,7 @@ test.serial('sign-in: 50 failures from one IP address lock that address', async 
     t.is(attempt.status, 401);
   }
   t.is(failures, 50, 'locked after the 50th failure');
-  const fresh = await createTestUser(system.stores.db.knex);
+  const fresh = await insertUser(system.stores.db.knex);
   const locked = await browser.submit(page, '/signin', { email: fresh.email, password: fresh.password });
   t.is(locked.status, 429);
   if (locked.kind === 'page') t.regex(locked.html, /Too many failed sign-ins from your network/);

@@ -1,6 +1,7 @@
 import test from 'ava';
-import { authorizeUrl, createTestClient } from '../support/oauth.ts';
+import { authorizeUrl } from '../support/oauth.ts';
 import { setUpTestSystem } from '../support/system.ts';
+import { insertClient } from '../support/factories.ts';
 
 // With an https APP_URL every cookie is Secure, also when TLS ends at a gateway and the request
 // arrives over plain http.
@@ -8,7 +9,7 @@ import { setUpTestSystem } from '../support/system.ts';
 const system = setUpTestSystem(test, { APP_URL: 'https://auth.example.test' });
 
 test('cookies are Secure, HttpOnly and SameSite when APP_URL is https', async (t) => {
-  const client = await createTestClient(system.stores.db.knex);
+  const client = await insertClient(system.stores.db.knex);
   const redirect = await fetch(
     authorizeUrl(system.url, {
       client_id: client.client.id,

@@ -1,14 +1,7 @@
 import test from 'ava';
-import {
-  clientCredentials,
-  createTestClient,
-  issueTokens,
-  obtainCode,
-  pkcePair,
-  type TestClient,
-  tokenRequest,
-} from '../support/oauth.ts';
-import { setUpOAuthSystem } from './fixtures.ts';
+import { clientCredentials, issueTokens, obtainCode, pkcePair, tokenRequest } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { insertClient, type TestClient } from '../support/factories.ts';
 
 // Every row of the token endpoint's error table (contract §6), each in its own test, plus the
 // success shape in JSON, form and HTTP Basic variants.
@@ -18,10 +11,12 @@ const {
   store,
   user,
   clients: { app, other, spa },
-} = setUpOAuthSystem(test, {
-  app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
-  other: { scopes: ['PROFILE_READ'] },
-  spa: { type: 'public', scopes: ['PROFILE_READ'] },
+} = setUpWorld(test, {
+  clients: {
+    app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
+    other: { scopes: ['PROFILE_READ'] },
+    spa: { type: 'public', scopes: ['PROFILE_READ'] },
+  },
 });
 
 /** A fresh code for `client` (PKCE always), with what is needed to redeem it. */
@@ -185,7 +180,7 @@ test('wrong secret over HTTP Basic: 401 with a Basic challenge', async (t) => {
 });
 
 test('pending client: 401 unauthorized_client "client_not_approved"', async (t) => {
-  const pending = await createTestClient(system.stores.db.knex, { status: 'PENDING' });
+  const pending = await insertClient(system.stores.db.knex, { status: 'PENDING' });
   const response = await tokenRequest(system.url, {
     ...clientCredentials(pending),
     grant_type: 'authorization_code',
@@ -196,7 +191,7 @@ test('pending client: 401 unauthorized_client "client_not_approved"', async (t) 
 });
 
 test('rejected client: 401 unauthorized_client "client_rejected"', async (t) => {
-  const rejected = await createTestClient(system.stores.db.knex, { status: 'REJECTED' });
+  const rejected = await insertClient(system.stores.db.knex, { status: 'REJECTED' });
   const response = await tokenRequest(system.url, {
     ...clientCredentials(rejected),
     grant_type: 'refresh_token',
@@ -238,7 +233,7 @@ test('another client\'s code: 400 invalid_grant "code_invalid_or_expired"', asyn
 });
 
 test('redirect_uri differing from the authorization request: 400 invalid_grant "redirect_uri_mismatch"', async (t) => {
-  const twoUris = await createTestClient(system.stores.db.knex, {
+  const twoUris = await insertClient(system.stores.db.knex, {
     redirectUris: ['https://two.example.com/a', 'https://two.example.com/b'],
   });
   const { redeem } = await freshCode(twoUris);

@@ -1,16 +1,7 @@
 import test from 'ava';
-import {
-  clientCredentials,
-  createTestClient,
-  createTestUser,
-  issueTokens,
-  obtainCode,
-  pkcePair,
-  type TestClient,
-  type TestUser,
-  tokenRequest,
-} from '../support/oauth.ts';
+import { clientCredentials, issueTokens, obtainCode, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { insertClient, insertUser, type TestClient, type TestUser } from '../support/factories.ts';
 
 // The token endpoint takes JSON as well as form bodies (specification, token endpoint). The form
 // variants of every case live in token-errors and codes-and-refresh; here each grant and the
@@ -24,9 +15,9 @@ let spa: TestClient;
 test.before(async () => {
   system = await startTestSystem();
   const knex = system.stores.db.knex;
-  user = await createTestUser(knex);
-  app = await createTestClient(knex, { scopes: ['PROFILE_READ', 'BOOKING_READ'] });
-  spa = await createTestClient(knex, { type: 'public', scopes: ['PROFILE_READ'] });
+  user = await insertUser(knex);
+  app = await insertClient(knex, { scopes: ['PROFILE_READ', 'BOOKING_READ'] });
+  spa = await insertClient(knex, { type: 'public', scopes: ['PROFILE_READ'] });
 });
 test.after.always(async () => {
   await system?.close();

@@ -1,17 +1,9 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
-import { apiClient } from '../api/helpers/http.ts';
-import {
-  authorizeInBrowser,
-  authorizeUrl,
-  createTestUser,
-  issueTokens,
-  pkcePair,
-  type TestClient,
-  tokenRequest,
-} from '../support/oauth.ts';
+import { authorizeInBrowser, authorizeUrl, issueTokens, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpTestSystem } from '../support/system.ts';
-import { insertUser } from '../api/helpers/fixtures.ts';
+import { apiClient } from '../support/http.ts';
+import { insertUser, type TestClient } from '../support/factories.ts';
 
 // A client registered and approved through the API runs the authorization-code flow of the
 // authorization server; edited back to PENDING, it stops working at once (version bump).
@@ -21,10 +13,10 @@ const system = setUpTestSystem(test);
 test('approved through the API: code flow works; edited back to PENDING: it stops', async (t) => {
   const knex = system.stores.db.knex;
   const call = apiClient(system.url);
-  const owner = await createTestUser(knex);
+  const owner = await insertUser(knex);
   const ownerKey = (await createApiKey(knex, owner.user.id)).plain;
   const admin = await insertUser(knex, { serviceAdmin: true });
-  const enduser = await createTestUser(knex);
+  const enduser = await insertUser(knex);
   const redirectUri = 'http://127.0.0.1:9/callback';
 
   const created = await call('POST', '/v2/oauth-clients', {

@@ -1,14 +1,8 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import test from 'ava';
-import { createTestClient } from '../support/oauth.ts';
-import {
-  approve,
-  approvedClient,
-  createClient,
-  mimeTypes,
-  setUpClientsWorld,
-  waitForMail,
-} from './helpers.ts';
+import { mimeTypes, waitForMail } from '../support/mail.ts';
+import { approve, approvedClient, createClient, setUpClientsWorld } from './helpers.ts';
+import { insertClient } from '../support/factories.ts';
 
 // Every row of api-v2.md's "OAuth client review state" table, through the API, plus what this
 // project decided for rejected clients (docs/oauth-clients.md).
@@ -172,7 +166,7 @@ for (const [what, before, after] of scopeChanges) {
 
 test('approved legacy client saving only user-level scopes stays APPROVED and stops being legacy', async (t) => {
   const knex = world.system.stores.db.knex;
-  const legacy = await createTestClient(knex, { ownerUserId: owner.id, scopes: [] });
+  const legacy = await insertClient(knex, { ownerUserId: owner.id, scopes: [] });
   const before = await world.call('GET', `/v2/oauth-clients/${legacy.client.id}`, { token: owner.apiKey });
   t.is(before.body.data.isLegacy, true);
   const response = await patch(legacy.client.id, { scopes: ['BOOKING_READ', 'PROFILE_READ'] });
@@ -183,7 +177,7 @@ test('approved legacy client saving only user-level scopes stays APPROVED and st
   t.like(updated!.details, { statusFrom: 'APPROVED', statusTo: 'APPROVED', leftLegacy: true });
 
   // A legacy client with the old values migrates the same way (dropping READ_BOOKING is part of it).
-  const old = await createTestClient(knex, { ownerUserId: owner.id, scopes: ['READ_BOOKING'] });
+  const old = await insertClient(knex, { ownerUserId: owner.id, scopes: ['READ_BOOKING'] });
   const migrated = await patch(old.client.id, { scopes: ['BOOKING_READ'] });
   t.is(migrated.body.data.reviewStatus, 'APPROVED');
   t.is(migrated.body.data.isLegacy, false);
@@ -192,7 +186,7 @@ test('approved legacy client saving only user-level scopes stays APPROVED and st
 test('approved legacy client adding TEAM_ or ORG_ scopes goes to PENDING', async (t) => {
   const knex = world.system.stores.db.knex;
   for (const wide of ['TEAM_BOOKING_READ', 'ORG_PROFILE_READ']) {
-    const legacy = await createTestClient(knex, { ownerUserId: owner.id, scopes: [] });
+    const legacy = await insertClient(knex, { ownerUserId: owner.id, scopes: [] });
     const response = await patch(legacy.client.id, { scopes: ['BOOKING_READ', wide] });
     t.is(response.status, 200);
     t.is(response.body.data.reviewStatus, 'PENDING', wide);

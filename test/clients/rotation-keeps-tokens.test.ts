@@ -1,7 +1,8 @@
 import test from 'ava';
-import { insertUser, type TestUser } from '../api/helpers/fixtures.ts';
-import { createTestUser, issueTokens, type TestClient, tokenRequest } from '../support/oauth.ts';
-import { approvedClient, type ClientsWorld, startClientsWorld } from './helpers.ts';
+import { issueTokens, tokenRequest } from '../support/oauth.ts';
+import { startWorld } from '../support/world.ts';
+import { approvedClient, type ClientsWorld } from './helpers.ts';
+import { insertUser, type TestUser, type TestClient } from '../support/factories.ts';
 
 // Client-secret state table: "revocation or rotation does not invalidate existing access and
 // refresh tokens". Secrets are generated and revoked through the API (the path people use), and
@@ -11,7 +12,7 @@ let world: ClientsWorld;
 let owner: TestUser;
 
 test.before(async () => {
-  world = await startClientsWorld();
+  world = await startWorld();
   owner = await insertUser(world.system.stores.db.knex);
 });
 test.after.always(async () => {
@@ -31,7 +32,7 @@ test('tokens issued with a secret outlive its rotation and its revocation', asyn
     secret: first,
     redirectUri: REDIRECT_URI,
   };
-  const enduser = await createTestUser(world.system.stores.db.knex);
+  const enduser = await insertUser(world.system.stores.db.knex);
   const tokens = await issueTokens(world.system.url, client, enduser, ['PROFILE_READ']);
 
   // Rotation: a second secret.

@@ -1,7 +1,8 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import test from 'ava';
-import { buildScene, insertUser, type TestUser } from '../api/helpers/fixtures.ts';
 import { createClient, setUpClientsWorld } from './helpers.ts';
+import { buildScene } from '../support/world.ts';
+import { insertUser, type TestUser } from '../support/factories.ts';
 
 // The client-secret state table, the secret limits and their exact messages, and who may delete a
 // client (docs/oauth-clients.md). A secret is checked for real through the deprecated managed-user

@@ -14,17 +14,17 @@ import test from 'ava';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
 import { clickClosingItsPage, launchChromium, type OpenPage, openPage } from '../support/browser.ts';
-import { createTestUser, type TestClient, tokenRequest } from '../support/oauth.ts';
-import { setUpSmtpServer } from '../support/smtp.ts';
-import { setUpTestSystem } from '../support/system.ts';
+import { tokenRequest } from '../support/oauth.ts';
+import { waitForMail } from '../support/mail.ts';
+import { setUpWorld } from '../support/world.ts';
 import { createEmbedClient, EMBED_PATH, embedUrl } from './helpers.ts';
+import { insertUser, type TestClient } from '../support/factories.ts';
 
 const SHOTS = new URL('../../test-results/embed-flow/', import.meta.url);
 const SCOPE = ['PROFILE_READ', 'EVENT_TYPE_READ'];
 const FRAME_TITLE = 'Sign in to Scheduling and authorize access';
 
-const smtp = setUpSmtpServer(test);
-const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
+const { system, smtp } = setUpWorld(test);
 let site: RunningExample;
 let otherSite: RunningExample;
 let client: TestClient;
@@ -192,7 +192,7 @@ test.serial(
       t.is(user.onboardingStep, 'complete');
       t.is(user.calendarProvider, 'google');
       t.is(user.timeZone, 'Europe/London');
-      const mail = await smtp.waitFor(email, (m) => /Verify your email address/.test(m.raw));
+      const mail = await waitForMail(smtp, email, (m) => /Verify your email address/.test(m.raw));
       t.regex(mail.raw, /\/auth\/verify-email\?token=/);
 
       // Every message from the server came to this page's origin with the request's state.
@@ -211,7 +211,7 @@ test.serial(
 test.serial(
   'returning user with finished onboarding: sign in, straight to consent; Deny calls onAuthorizationDenied',
   async (t) => {
-    const returning = await createTestUser(system.stores.db.knex);
+    const returning = await insertUser(system.stores.db.knex);
     const { context, page, problems, exchanges } = await openSite({ theme: 'light' });
     try {
       const dialog = await openDialog(page);
@@ -304,7 +304,7 @@ test.serial(
 test.serial(
   'the example site in redirect mode against the real server: Allow, callback page, its own exchange and /v2/me',
   async (t) => {
-    const returning = await createTestUser(system.stores.db.knex);
+    const returning = await insertUser(system.stores.db.knex);
     const { context, page, problems } = await openSite({ intercept: false });
     try {
       await section(page, 'Redirect mode').getByRole('button', { name: 'Continue with Scheduling' }).click();
@@ -350,7 +350,7 @@ test.serial('a page on an unregistered origin cannot frame the flow and receives
 test.serial(
   'a page on another origin that opens the popup itself receives nothing (exact target origin)',
   async (t) => {
-    const returning = await createTestUser(system.stores.db.knex);
+    const returning = await insertUser(system.stores.db.knex);
     const { context, page } = await openSite({ at: otherSite });
     try {
       // The attacker page opens the flow in a popup, claiming the registered site as parent_origin.
@@ -422,7 +422,7 @@ test.serial('an unknown scope is shown in the frame and reported as AUTHORIZATIO
 test.serial(
   'cookies refused in the frame: needs-popup, the popup runs the flow first-party and posts to the opener',
   async (t) => {
-    const returning = await createTestUser(system.stores.db.knex);
+    const returning = await insertUser(system.stores.db.knex);
     const { context, page, problems, exchanges } = await openSite({ theme: 'dark' });
     try {
       // A browser that refuses the frame its cookies: the entry's test cookie never arrives.

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import {
-  createTestClient,
-  type FlowBrowser,
-  type TestClient,
-  type TestClientOptions,
-} from '../support/oauth.ts';
+import type { FlowBrowser } from '../support/oauth.ts';
+import { insertClient, type TestClient, type TestClientOptions } from '../support/factories.ts';
 
 /**
  * Shared pieces of the onboarding-embed suites: embed entry URLs (Protocol §1 of
@@ -53,7 +49,7 @@ export function createEmbedClient(
   origin: string,
   options: TestClientOptions = {},
 ): Promise<TestClient> {
-  return createTestClient(knex, {
+  return insertClient(knex, {
     type: 'public',
     name: 'Acme Bookings',
     websiteUrl: 'https://acme.example',

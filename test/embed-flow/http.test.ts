@@ -4,17 +4,15 @@ import test from 'ava';
 import {
   authorizeInBrowser,
   authorizeUrl,
-  createTestUser,
   FlowBrowser,
   formOf,
   type PageResult,
   pkcePair,
   type RedirectResult,
-  type TestClient,
   tokenRequest,
 } from '../support/oauth.ts';
-import { setUpSmtpServer } from '../support/smtp.ts';
-import { setUpTestSystem } from '../support/system.ts';
+import { waitForMail } from '../support/mail.ts';
+import { setUpWorld } from '../support/world.ts';
 import {
   bodyData,
   createEmbedClient,
@@ -24,6 +22,7 @@ import {
   pageMessage,
   postForm,
 } from './helpers.ts';
+import { insertUser, type TestClient } from '../support/factories.ts';
 
 // The onboarding embed over plain HTTP (no browser): the header rules (frame-ancestors per client,
 // no X-Frame-Options or COOP on embed pages, framing still denied elsewhere), the cookies of the
@@ -32,8 +31,7 @@ import {
 const PARENT = 'http://127.0.0.1:4555';
 const OTHER_ORIGIN = 'http://127.0.0.1:4556';
 
-const smtp = setUpSmtpServer(test);
-const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
+const { system, smtp } = setUpWorld(test);
 let client: TestClient;
 let seq = 0;
 
@@ -366,7 +364,7 @@ test('whole flow: sign-up, e-mail, profile, calendar, consent, code exchanged wi
   const { email, page: profile } = await signUp(browser, first, who);
   t.regex(profile.html, /Set up your profile/);
   t.regex(profile.html, /data-theme="dark"/, 'the theme follows the flow');
-  const mail = await smtp.waitFor(email, (m) => /Verify your email address/.test(m.raw));
+  const mail = await waitForMail(smtp, email, (m) => /Verify your email address/.test(m.raw));
   t.regex(mail.raw, /\/auth\/verify-email\?token=/);
 
   const badZone = asPage(
@@ -429,7 +427,7 @@ test('whole flow: sign-up, e-mail, profile, calendar, consent, code exchanged wi
 });
 
 test('profile validation: taken username is 409, empty fields 400, never 500; steps cannot be skipped', async (t) => {
-  const taken = await createTestUser(system.stores.db.knex, { username: `taken-${unique()}` });
+  const taken = await insertUser(system.stores.db.knex, { username: `taken-${unique()}` });
   const browser = new FlowBrowser(system.url);
   const { page: profile } = await signUp(browser, await openEmbed(browser));
   const early = asPage(await browser.submit(profile, '/calendar', { action: 'skip' }).catch(() => profile));
@@ -503,7 +501,7 @@ test('a form of the profile step outside an embed flow is refused', async (t) =>
 });
 
 test('remembered consent does not skip the click in the embed; Deny posts authorization:denied', async (t) => {
-  const returning = await createTestUser(system.stores.db.knex);
+  const returning = await insertUser(system.stores.db.knex);
   // An ordinary authorization first: consent remembered for this client and scopes.
   const ordinary = await authorizeInBrowser(
     system.url,
@@ -526,7 +524,7 @@ test('remembered consent does not skip the click in the embed; Deny posts author
 });
 
 test('sign-in from the embed: returning user with finished onboarding goes straight to consent', async (t) => {
-  const returning = await createTestUser(system.stores.db.knex);
+  const returning = await insertUser(system.stores.db.knex);
   const browser = new FlowBrowser(system.url);
   const signUpPage = await openEmbed(browser, { prefill: { email: returning.email } });
   const signInHref = /href="([^"]*\/signin)"/.exec(signUpPage.html)?.[1];
@@ -558,7 +556,7 @@ test('the result is posted only to an origin that is still registered when the f
     redirectUris: [`${PARENT}/callback`, `${OTHER_ORIGIN}/callback`],
   });
   const viaOther = { ...moving, redirectUri: `${OTHER_ORIGIN}/callback` };
-  const returning = await createTestUser(system.stores.db.knex);
+  const returning = await insertUser(system.stores.db.knex);
   const browser = new FlowBrowser(system.url);
   const first = await openEmbed(browser, { client: viaOther, parentOrigin: PARENT, mode: 'popup' });
   const signInHref = /href="([^"]*\/signin)"/.exec(first.html)![1]!;

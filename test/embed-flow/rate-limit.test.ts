@@ -1,7 +1,8 @@
 import test from 'ava';
-import { FlowBrowser, formOf, pkcePair, type TestClient } from '../support/oauth.ts';
+import { FlowBrowser, formOf, pkcePair } from '../support/oauth.ts';
 import { setUpTestSystem } from '../support/system.ts';
 import { bodyData, createEmbedClient, embedUrl, pageMessage, postForm } from './helpers.ts';
+import type { TestClient } from '../support/factories.ts';
 
 // The sign-up limit (20 accounts per hour per IP address) applies to sign-ups in the embed, and its
 // 429 is shown in the frame and reported as SIGNUP_FAILED. A file of its own: it uses up the limit.

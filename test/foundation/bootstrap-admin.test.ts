@@ -2,8 +2,9 @@ import { composeSystem } from '@sched/launcher/compose';
 import { createLogger } from '@sched/kit/logger';
 import { verifyPassword } from '@sched/kit/passwords';
 import test from 'ava';
-import { createTestClient, issueTokens } from '../support/oauth.ts';
+import { issueTokens } from '../support/oauth.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
+import { insertClient } from '../support/factories.ts';
 
 // Contract 2: "For containers, `ADMIN_EMAIL` and `ADMIN_PASSWORD` at start-up create that service
 // administrator if missing." Start-up is composeSystem (what `npm start` runs), here on the test
@@ -39,7 +40,7 @@ test.serial('start-up with ADMIN_EMAIL and ADMIN_PASSWORD creates that service a
 test.serial(
   'the bootstrap administrator signs in on the authorization page with that password',
   async (t) => {
-    const client = await createTestClient(knex(), { scopes: ['PROFILE_READ'] });
+    const client = await insertClient(knex(), { scopes: ['PROFILE_READ'] });
     const tokens = await issueTokens(system.url, client, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     const response = await fetch(`${system.url}/v2/me`, {
       headers: { authorization: `Bearer ${tokens.access_token}` },

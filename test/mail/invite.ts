@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { insertMembership, insertOrganization, insertUser } from '../api/helpers/fixtures.ts';
+import { insertMembership, insertOrganization, insertUser } from '../support/factories.ts';
 
 /**
  * The owner of a new organization invites a fresh e-mail address through the API (the request

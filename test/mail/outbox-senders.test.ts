@@ -1,8 +1,9 @@
 import test from 'ava';
 import { inviteToNewOrganization } from './invite.ts';
-import { authorizeUrl, createTestClient, FlowBrowser } from '../support/oauth.ts';
+import { authorizeUrl, FlowBrowser } from '../support/oauth.ts';
 import { freePort } from '../support/process.ts';
 import { setUpTestSystem } from '../support/system.ts';
+import { insertClient } from '../support/factories.ts';
 
 // Every e-mail goes through the outbox, so an SMTP outage loses none: the verification mail of a
 // sign-up and a membership invitation are kept, unsent, for the outbox worker to retry.
@@ -17,7 +18,7 @@ const outboxFor = (recipient: string) =>
     .select('subject', 'sent_at', 'attempts', 'last_error', 'next_attempt_at');
 
 test('a sign-up while SMTP is down keeps its verification mail in the outbox for a retry', async (t) => {
-  const client = await createTestClient(knex(), { scopes: ['PROFILE_READ'] });
+  const client = await insertClient(knex(), { scopes: ['PROFILE_READ'] });
   const browser = new FlowBrowser(system.url);
   const signIn = await browser.open(
     authorizeUrl(system.url, {

@@ -8,7 +8,7 @@ import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import test from 'ava';
 import { commands } from '../../services/launcher/src/commands.ts';
 import { setUpTestDatabase } from '../support/database.ts';
-import { startSmtpServer } from '../support/smtp.ts';
+import { startSmtpServer, waitForMail } from '../support/mail.ts';
 import { startTestSystem } from '../support/system.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 
@@ -86,7 +86,7 @@ test.serial(
       t.true(lines.some((l) => l.msg === 'mail not sent; kept in the outbox' && l.outboxId === id));
 
       await proxy.start();
-      const mail = await smtp.waitFor('down-then-up@example.com', () => true, 15_000);
+      const mail = await waitForMail(smtp, 'down-then-up@example.com', () => true, 15_000);
       t.true(mail.raw.includes('Hello down-then-up@example.com'));
       t.true(mail.raw.includes('text/plain') && mail.raw.includes('text/html'));
       const sent = await sentRow(id);
@@ -199,7 +199,7 @@ test.serial(
     const system = await startTestSystem({ SMTP_URL: smtp.url });
     try {
       await enqueueMail(system.stores.db.knex, message('system-worker@example.com'), 0);
-      const mail = await smtp.waitFor('system-worker@example.com', () => true, 30_000);
+      const mail = await waitForMail(smtp, 'system-worker@example.com', () => true, 30_000);
       t.true(mail.raw.includes('Hello system-worker@example.com'));
     } finally {
       await system.close();

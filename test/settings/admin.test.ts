@@ -1,26 +1,18 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { parseMail } from '../clients/helpers.ts';
-import {
-  ADMIN,
-  createThroughForm,
-  newUser,
-  page,
-  post,
-  rawPost,
-  signedIn,
-  text,
-  worldForThisFile,
-} from './helpers.ts';
+import { parseMail, waitForMail } from '../support/mail.ts';
+import { insertUser } from '../support/factories.ts';
+import { setUpWorld } from '../support/world.ts';
+import { ADMIN, createThroughForm, page, post, rawPost, signedIn, text } from './helpers.ts';
 
 // The review page: service administrators only; approve and reject (reason required) go through
 // the same state machine, audit log and e-mails as the API.
 
-const world = worldForThisFile();
+const world = setUpWorld(test);
 
 test('people who are not service administrators get 404 on the review page and its actions', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const browser = await signedIn(world, owner);
   const { clientId } = await createThroughForm(browser);
   const shown = page(await browser.open(ADMIN));
@@ -35,9 +27,9 @@ test('people who are not service administrators get 404 on the review page and i
 });
 
 test('approve: the client leaves the queue, the owner gets the e-mail, the audit log has it; approving again is 409', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const { clientId } = await createThroughForm(await signedIn(world, owner), { name: 'Queue Approve' });
-  const admin = await signedIn(world, await newUser(world, { admin: true }));
+  const admin = await signedIn(world, await insertUser(world.knex(), { serviceAdmin: true }));
   const queue = page(await admin.open(ADMIN));
   t.is(queue.status, 200);
   t.true(text(queue.html).includes('Queue Approve'));
@@ -47,7 +39,7 @@ test('approve: the client leaves the queue, the owner gets the e-mail, the audit
   t.true(text(approved.html).includes('Client approved.'));
   t.false(text(approved.html).includes('Queue Approve'));
   t.is((await findOAuthClient(world.system.stores.db.knex, clientId))?.reviewStatus, 'APPROVED');
-  const mail = await world.smtp.waitFor(owner.email, (m) =>
+  const mail = await waitForMail(world, owner.email, (m) =>
     parseMail(m.raw).subject.includes('was approved'),
   );
   t.true(parseMail(mail.raw).subject.includes('Queue Approve'));
@@ -61,9 +53,9 @@ test('approve: the client leaves the queue, the owner gets the e-mail, the audit
 });
 
 test('reject: a reason is required (400 next to the field); with one, the owner is e-mailed it', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const { clientId } = await createThroughForm(await signedIn(world, owner), { name: 'Queue Reject' });
-  const admin = await signedIn(world, await newUser(world, { admin: true }));
+  const admin = await signedIn(world, await insertUser(world.knex(), { serviceAdmin: true }));
   const queue = page(await admin.open(ADMIN));
   const empty = await post(admin, queue, `${ADMIN}/${clientId}/reject`, { reason: '   ' });
   t.is(empty.status, 400);
@@ -76,7 +68,7 @@ test('reject: a reason is required (400 next to the field); with one, the owner 
   const client = await findOAuthClient(world.system.stores.db.knex, clientId);
   t.is(client?.reviewStatus, 'REJECTED');
   t.is(client?.rejectionReason, 'Website does not describe the app');
-  const mail = await world.smtp.waitFor(owner.email, (m) =>
+  const mail = await waitForMail(world, owner.email, (m) =>
     parseMail(m.raw).subject.includes('was rejected'),
   );
   t.true(parseMail(mail.raw).body.includes('Website does not describe the app'));

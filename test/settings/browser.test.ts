@@ -5,7 +5,9 @@ import test from 'ava';
 import * as oidc from 'openid-client';
 import { chromiumAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { startRedirectReceiver } from '../support/oauth.ts';
-import { ADMIN, CLIENTS, newUser, type SettingsWorld, startSettingsWorld } from './helpers.ts';
+import { insertUser } from '../support/factories.ts';
+import { startWorld, type World } from '../support/world.ts';
+import { ADMIN, CLIENTS } from './helpers.ts';
 
 // Real Chromium through the settings pages: sign in, create a client, see its secret once, generate
 // a second, a third is refused, revoke one; an administrator approves it; then openid-client runs
@@ -14,13 +16,13 @@ import { ADMIN, CLIENTS, newUser, type SettingsWorld, startSettingsWorld } from 
 
 const TOO_MANY = 'Maximum of 2 secrets allowed. Delete an existing secret first.';
 
-let world: SettingsWorld;
+let world: World;
 let browser: TestBrowser;
 let receiver: Awaited<ReturnType<typeof startRedirectReceiver>>;
 
 test.before(async () => {
   if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  world = await startSettingsWorld();
+  world = await startWorld();
   receiver = await startRedirectReceiver();
   browser = await launchBrowser();
 });
@@ -33,8 +35,8 @@ test.after.always(async () => {
 test('settings pages end to end: create, secret once, rotate, admin approval, then the openid-client flow', async (t) => {
   const screens = join(tmpdir(), 'sched-settings-screens');
   await mkdir(screens, { recursive: true });
-  const owner = await newUser(world, { name: 'Olivia Owner' });
-  const admin = await newUser(world, { admin: true, name: 'Adam Admin' });
+  const owner = await insertUser(world.knex(), { name: 'Olivia Owner' });
+  const admin = await insertUser(world.knex(), { serviceAdmin: true, name: 'Adam Admin' });
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1100, height: 900 });
 

@@ -1,19 +1,19 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { parseMail } from '../clients/helpers.ts';
-import { createTestClient, formOf } from '../support/oauth.ts';
+import { parseMail, waitForMail } from '../support/mail.ts';
+import { formOf } from '../support/oauth.ts';
+import { insertUser, insertClient } from '../support/factories.ts';
+import { setUpWorld } from '../support/world.ts';
 import {
   CLIENTS,
   createThroughForm,
-  newUser,
   organizationScene,
   page,
   post,
   rawPost,
   signedIn,
   text,
-  worldForThisFile,
   validForm,
 } from './helpers.ts';
 
@@ -24,10 +24,10 @@ import {
 const TOO_MANY = 'Maximum of 2 secrets allowed. Delete an existing secret first.';
 const LAST = 'Cannot delete the only active secret of a confidential client. Generate a new secret first.';
 
-const world = worldForThisFile();
+const world = setUpWorld(test);
 
 test('create: the secret is shown once with a warning; a reload shows it no more', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const browser = await signedIn(world, owner);
   const { clientId, secret, result } = await createThroughForm(browser);
   t.truthy(secret);
@@ -52,7 +52,7 @@ test('create: the secret is shown once with a warning; a reload shows it no more
 });
 
 test('create: validation errors are a 400 page with the message next to each field and the input kept', async (t) => {
-  const browser = await signedIn(world, await newUser(world));
+  const browser = await signedIn(world, await insertUser(world.knex()));
   const form = page(await browser.open(`${CLIENTS}/new`));
   const bad = page(
     await browser.submit(form, CLIENTS, {
@@ -83,9 +83,9 @@ test('create: validation errors are a 400 page with the message next to each fie
 });
 
 test("someone else's client is 404 on every page and action", async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const { clientId } = await createThroughForm(await signedIn(world, owner));
-  const stranger = await signedIn(world, await newUser(world));
+  const stranger = await signedIn(world, await insertUser(world.knex()));
   const own = await createThroughForm(stranger);
   for (const path of [
     `${CLIENTS}/${clientId}`,
@@ -118,9 +118,12 @@ test("someone else's client is 404 on every page and action", async (t) => {
 
 test('organization members see its clients read-only (403 on changes); its admins and service admins manage them', async (t) => {
   const knex = world.system.stores.db.knex;
-  const { organizationId: org, owner, member, admin: orgAdmin, invited } = await organizationScene(world);
-  const serviceAdmin = await newUser(world, { admin: true });
-  const { client } = await createTestClient(knex, { ownerUserId: owner.user.id, status: 'PENDING' });
+  const {
+    orgId: org,
+    users: { owner, member, admin: orgAdmin, invited },
+  } = await organizationScene(world);
+  const serviceAdmin = await insertUser(world.knex(), { serviceAdmin: true });
+  const { client } = await insertClient(knex, { ownerUserId: owner.user.id, status: 'PENDING' });
   await knex('oauth_clients').where({ id: client.id }).update({ organization_id: org });
   const path = `${CLIENTS}/${client.id}`;
 
@@ -160,9 +163,9 @@ test('organization members see its clients read-only (403 on changes); its admin
 });
 
 test('edit: an approved client goes back to review (the form warns first), the owner is e-mailed; bad input is a 400 form', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   const browser = await signedIn(world, owner);
-  const { client } = await createTestClient(world.system.stores.db.knex, {
+  const { client } = await insertClient(world.system.stores.db.knex, {
     ownerUserId: owner.user.id,
     name: 'Approved App',
     redirectUris: ['https://approved.example/cb'],
@@ -196,14 +199,14 @@ test('edit: an approved client goes back to review (the form warns first), the o
   t.is(renamed.status, 200);
   t.true(text(renamed.html).includes('went back to review'));
   t.is((await findOAuthClient(world.system.stores.db.knex, client.id))?.reviewStatus, 'PENDING');
-  const mail = await world.smtp.waitFor(owner.email, (m) =>
+  const mail = await waitForMail(world, owner.email, (m) =>
     parseMail(m.raw).subject.includes('is back in review'),
   );
   t.true(parseMail(mail.raw).body.includes('/auth/settings/developer/oauth-clients'));
 });
 
 test('secrets: a second is generated and shown once, a third is refused with the exact message; revoke; the last cannot go', async (t) => {
-  const browser = await signedIn(world, await newUser(world));
+  const browser = await signedIn(world, await insertUser(world.knex()));
   const { clientId, secret: first } = await createThroughForm(browser);
   const path = `${CLIENTS}/${clientId}`;
   const detail = page(await browser.open(path));
@@ -239,7 +242,7 @@ test('secrets: a second is generated and shown once, a third is refused with the
 });
 
 test('public clients: no secret at creation and no secret actions', async (t) => {
-  const browser = await signedIn(world, await newUser(world));
+  const browser = await signedIn(world, await insertUser(world.knex()));
   const { secret, result } = await createThroughForm(browser, { clientType: 'public' });
   t.is(secret, null);
   t.true(text(result.html).includes('Public clients do not use client secrets'));
@@ -247,7 +250,7 @@ test('public clients: no secret at creation and no secret actions', async (t) =>
 });
 
 test('delete: a confirmation page first; a POST without the confirmation deletes nothing; then 404', async (t) => {
-  const browser = await signedIn(world, await newUser(world));
+  const browser = await signedIn(world, await insertUser(world.knex()));
   const { clientId } = await createThroughForm(browser, { name: 'Doomed App' });
   const path = `${CLIENTS}/${clientId}`;
   const confirm = page(await browser.open(`${path}/delete`));
@@ -265,7 +268,7 @@ test('delete: a confirmation page first; a POST without the confirmation deletes
 test('the token store holds a shown-once secret only sealed, under the hash of the reveal id', async (t) => {
   const redis = world.system.redis;
   if (!redis) return t.pass('needs REDIS_URL to read the store directly');
-  const browser = await signedIn(world, await newUser(world));
+  const browser = await signedIn(world, await insertUser(world.knex()));
   const form = page(await browser.open(`${CLIENTS}/new`));
   const { action, hidden } = formOf(form.html, CLIENTS)!;
   const created = await rawPost(browser, action, { ...hidden, ...validForm() });

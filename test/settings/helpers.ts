@@ -1,83 +1,23 @@
-import { setServiceAdmin } from '@sched/db/queries/users';
-import test from 'ava';
-import { insertMemberships, insertOrganization } from '../api/helpers/fixtures.ts';
-import {
-  createTestUser,
-  FlowBrowser,
-  formOf,
-  type PageResult,
-  type RedirectResult,
-  type TestUser,
-} from '../support/oauth.ts';
-import { setUpSmtpServer, startSmtpServer } from '../support/smtp.ts';
-import { setUpTestSystem, startTestSystem, type TestSystem } from '../support/system.ts';
+// The settings pages in tests: signing in, reading pages, submitting their forms.
+import { FlowBrowser, formOf, type PageResult, type RedirectResult } from '../support/oauth.ts';
+import type { TestUser } from '../support/factories.ts';
+import { buildScene, type World } from '../support/world.ts';
 
 export const CLIENTS = '/auth/settings/developer/oauth-clients';
 export const ADMIN = '/auth/admin/oauth-clients';
 
-export interface SettingsWorld {
-  system: TestSystem;
-  smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  close(): Promise<void>;
-}
-
-/** The whole system sending mail to a real local SMTP server. */
-export async function startSettingsWorld(): Promise<SettingsWorld> {
-  const smtp = await startSmtpServer();
-  const system = await startTestSystem({ SMTP_URL: smtp.url });
-  return {
-    system,
-    smtp,
-    close: async () => {
-      await system.close();
-      await smtp.close();
+/** An organization (and a team) with an accepted OWNER, MEMBER and ADMIN, and an ADMIN who has not accepted; they can sign in. */
+export function organizationScene(world: World) {
+  return buildScene(
+    world.knex(),
+    {
+      owner: { org: 'OWNER' },
+      member: { org: 'MEMBER' },
+      admin: { org: 'ADMIN' },
+      invited: { org: 'ADMIN', accepted: false },
     },
-  };
-}
-
-/**
- * One world per test file: started before its tests, closed after them (also when they fail).
- * Returned at once, usable inside the tests; reading it outside a test throws.
- */
-export function worldForThisFile(): SettingsWorld {
-  const smtp = setUpSmtpServer(test);
-  const system = setUpTestSystem(test, () => ({ SMTP_URL: smtp.url }));
-  return {
-    system,
-    smtp,
-    close: async () => {
-      await system.close();
-      await smtp.close();
-    },
-  };
-}
-
-export async function newUser(
-  world: SettingsWorld,
-  options: { admin?: boolean; name?: string } = {},
-): Promise<TestUser> {
-  const user = await createTestUser(world.system.stores.db.knex, options.name ? { name: options.name } : {});
-  if (options.admin) await setServiceAdmin(world.system.stores.db.knex, user.user.id);
-  return user;
-}
-
-/** An organization with an accepted OWNER, MEMBER and ADMIN, and an ADMIN who has not accepted. */
-export async function organizationScene(world: SettingsWorld) {
-  const knex = world.system.stores.db.knex;
-  const organizationId = await insertOrganization(knex);
-  const people = {
-    owner: await newUser(world),
-    member: await newUser(world),
-    admin: await newUser(world),
-    invited: await newUser(world),
-  };
-  await insertMemberships(knex, [
-    { userId: people.owner.user.id, organizationId, role: 'OWNER' },
-    { userId: people.member.user.id, organizationId, role: 'MEMBER' },
-    { userId: people.admin.user.id, organizationId, role: 'ADMIN' },
-    { userId: people.invited.user.id, organizationId, role: 'ADMIN', accepted: false },
-  ]);
-  return { organizationId, ...people };
+    { password: 'a long settings password' },
+  );
 }
 
 export function page(result: PageResult | RedirectResult): PageResult {
@@ -86,7 +26,7 @@ export function page(result: PageResult | RedirectResult): PageResult {
 }
 
 /** A cookie-keeping HTTP browser signed in on the settings pages as `user`. */
-export async function signedIn(world: SettingsWorld, user: TestUser): Promise<FlowBrowser> {
+export async function signedIn(world: World, user: TestUser): Promise<FlowBrowser> {
   const browser = new FlowBrowser(world.system.url);
   const form = page(await browser.open('/auth/settings'));
   if (!form.url.pathname.endsWith('/sign-in')) throw new Error(`not the sign-in page: ${form.url.href}`);

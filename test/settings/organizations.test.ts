@@ -3,24 +3,15 @@ import { listAuditEntries } from '@sched/db/queries/audit-log';
 import { listClientsVisibleTo } from '@sched/db/queries/oauth-client-management';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { insertMembership, insertOrganization, type RoleName } from '../api/helpers/fixtures.ts';
-import {
-  CLIENTS,
-  createThroughForm,
-  newUser,
-  organizationScene,
-  page,
-  signedIn,
-  text,
-  validForm,
-  worldForThisFile,
-} from './helpers.ts';
+import { insertUser, insertMembership, insertOrganization, type RoleName } from '../support/factories.ts';
+import { setUpWorld } from '../support/world.ts';
+import { CLIENTS, createThroughForm, organizationScene, page, signedIn, text, validForm } from './helpers.ts';
 
 // Clients of organizations on the settings pages: the owner select of the create form (the
 // organizations the user administers), the library's rules for a refused organization shown on the
 // form, and organization clients in the list and on their page (read-only for MEMBERs).
 
-const world = worldForThisFile();
+const world = setUpWorld(test);
 
 const orgName = async (id: number) =>
   ((await world.system.stores.db.knex('organizations').where({ id }).first('name')) as { name: string }).name;
@@ -43,7 +34,7 @@ const fieldError = (html: string, field: string) =>
   new RegExp(`<span class="field-error" id="${field}-error">([^<]*)</span>`).exec(html)?.[1];
 
 test('the owner select offers Personal and the organizations where the user is an accepted ADMIN or OWNER', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   const owned = await orgWith(user.user.id, 'OWNER');
   const administered = await orgWith(user.user.id, 'ADMIN');
   const membered = await orgWith(user.user.id, 'MEMBER');
@@ -65,7 +56,7 @@ test('the owner select offers Personal and the organizations where the user is a
 
 test('create for an organization: stored with it, audited, shown as its client on the page and in the list', async (t) => {
   const knex = world.system.stores.db.knex;
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   const org = await orgWith(user.user.id, 'ADMIN');
   const browser = await signedIn(world, user);
   const { clientId, secret, result } = await createThroughForm(browser, {
@@ -92,8 +83,8 @@ test('create for an organization: stored with it, audited, shown as its client o
 
 test('an organization the user may not use is refused next to the owner field; nothing is created', async (t) => {
   const knex = world.system.stores.db.knex;
-  const user = await newUser(world);
-  const stranger = await newUser(world);
+  const user = await insertUser(world.knex());
+  const stranger = await insertUser(world.knex());
   const cases: Array<[string, number, string]> = [
     [String(await orgWith(user.user.id, 'MEMBER')), 403, ORGANIZATION_FORBIDDEN],
     [String(await orgWith(user.user.id, 'OWNER', false)), 403, ORGANIZATION_FORBIDDEN],
@@ -122,7 +113,10 @@ test('an organization the user may not use is refused next to the owner field; n
 
 test("the list has the organizations' clients exactly as the API's list; MEMBERs get no edit, delete or secret buttons", async (t) => {
   const knex = world.system.stores.db.knex;
-  const { organizationId: org, owner, member, admin, invited } = await organizationScene(world);
+  const {
+    orgId: org,
+    users: { owner, member, admin, invited },
+  } = await organizationScene(world);
   const { clientId } = await createThroughForm(await signedIn(world, owner), {
     name: 'Shared App',
     organizationId: String(org),

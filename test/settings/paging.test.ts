@@ -1,13 +1,14 @@
 import type { ClientReviewStatus } from '@sched/db/queries/oauth-clients';
 import test from 'ava';
-import { createTestClient } from '../support/oauth.ts';
-import { ADMIN, CLIENTS, newUser, page, post, signedIn, text, worldForThisFile } from './helpers.ts';
+import { insertUser, insertClient } from '../support/factories.ts';
+import { setUpWorld } from '../support/world.ts';
+import { ADMIN, CLIENTS, page, post, signedIn, text } from './helpers.ts';
 
 // Paging of the client list (newest first, "Newer" / "Older") and of the review queue (oldest
 // first, "Previous" / "Next"): 25 a page, ?skip=&take= validated (a 400 page, never a 500).
 // Only the queue test makes PENDING clients: the queue is everyone's, the lists are per user.
 
-const world = worldForThisFile();
+const world = setUpWorld(test);
 
 /** `count` clients of `ownerUserId` named `${prefix} 01`.. (01 the newest), a minute apart. */
 async function clientsOf(ownerUserId: number, prefix: string, count: number, status: ClientReviewStatus) {
@@ -16,7 +17,7 @@ async function clientsOf(ownerUserId: number, prefix: string, count: number, sta
   const ids: string[] = [];
   for (let i = 1; i <= count; i++) {
     const name = `${prefix} ${String(i).padStart(2, '0')}`;
-    const { client } = await createTestClient(knex, { ownerUserId, name, status });
+    const { client } = await insertClient(knex, { ownerUserId, name, status });
     await knex('oauth_clients')
       .where({ id: client.id })
       .update({ created_at: new Date(now - i * 60_000) });
@@ -39,7 +40,7 @@ const names = (prefix: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `${prefix} ${String(from + i).padStart(2, '0')}`);
 
 test('the client list: 25 newest first, then "Older" and "Newer" links; take and skip in range; past the end', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   await clientsOf(user.user.id, 'Paged', 30, 'APPROVED');
   const browser = await signedIn(world, user);
 
@@ -67,7 +68,7 @@ test('the client list: 25 newest first, then "Older" and "Newer" links; take and
   t.deepEqual(link(past.html, 'prev'), [`${CLIENTS}?skip=475`, 'Newer']);
 
   // Twenty-five or fewer: no pager at all.
-  const few = await newUser(world);
+  const few = await insertUser(world.knex());
   await clientsOf(few.user.id, 'Few', 25, 'APPROVED');
   const one = page(await (await signedIn(world, few)).open(CLIENTS));
   t.is(listedNames(one.html).length, 25);
@@ -75,8 +76,8 @@ test('the client list: 25 newest first, then "Older" and "Newer" links; take and
 });
 
 test('bad skip or take on the list and the review queue is a 400 page, never a 500', async (t) => {
-  const user = await signedIn(world, await newUser(world));
-  const admin = await signedIn(world, await newUser(world, { admin: true }));
+  const user = await signedIn(world, await insertUser(world.knex()));
+  const admin = await signedIn(world, await insertUser(world.knex(), { serviceAdmin: true }));
   const bad = [
     'skip=-1',
     'skip=abc',
@@ -119,10 +120,10 @@ test('bad skip or take on the list and the review queue is a 400 page, never a 5
 });
 
 test('the review queue: 25 oldest first, "Next" and "Previous"; a decision comes back to the same page', async (t) => {
-  const owner = await newUser(world);
+  const owner = await insertUser(world.knex());
   // Created newest first, so "Queued 30" is the oldest: the queue starts there.
   const ids = await clientsOf(owner.user.id, 'Queued', 30, 'PENDING');
-  const admin = await signedIn(world, await newUser(world, { admin: true }));
+  const admin = await signedIn(world, await insertUser(world.knex(), { serviceAdmin: true }));
 
   const first = page(await admin.open(ADMIN));
   t.deepEqual(reviewNames(first.html), names('Queued', 6, 30).reverse());

@@ -1,20 +1,16 @@
 import test from 'ava';
-import {
-  authorizeInBrowser,
-  authorizeUrl,
-  createTestClient,
-  FlowBrowser,
-  pkcePair,
-} from '../support/oauth.ts';
-import { CLIENTS, newUser, page, rawPost, signedIn, text, worldForThisFile } from './helpers.ts';
+import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
+import { insertUser, insertClient } from '../support/factories.ts';
+import { setUpWorld } from '../support/world.ts';
+import { CLIENTS, page, rawPost, signedIn, text } from './helpers.ts';
 
 // Sign-in for the settings pages: the authorization server's own session (one sign-in for both),
 // the same failure counters and locks as the authorization sign-in, CSRF, headers and cookies.
 
-const world = worldForThisFile();
+const world = setUpWorld(test);
 
 test('every settings and admin page sends a signed-out browser to sign in and back', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   for (const path of [
     '/auth/settings',
     CLIENTS,
@@ -48,7 +44,7 @@ test('every settings and admin page sends a signed-out browser to sign in and ba
 });
 
 test('the return address is only ever a settings or admin page', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   for (const evil of [
     'https://evil.example/',
     '//evil.example/x',
@@ -66,7 +62,7 @@ test('the return address is only ever a settings or admin page', async (t) => {
 });
 
 test('account overview: name, username, e-mail, time zone, week start and calendar', async (t) => {
-  const user = await newUser(world, { name: 'Ada Lovelace' });
+  const user = await insertUser(world.knex(), { name: 'Ada Lovelace' });
   const knex = world.system.stores.db.knex;
   await knex('users').where({ id: user.user.id }).update({
     username: 'ada.l',
@@ -84,7 +80,7 @@ test('account overview: name, username, e-mail, time zone, week start and calend
 });
 
 test('pages: strict CSP without scripts, framing denied, no caching; the session cookie is HttpOnly and SameSite', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   const browser = new FlowBrowser(world.system.url);
   const form = page(await browser.open('/auth/settings/sign-in'));
   const response = await browser.request('/auth/settings/sign-in', {
@@ -121,7 +117,7 @@ function formHidden(html: string): Record<string, string> {
 }
 
 test('wrong password: 401 page; the account locks after 10 failures, also against the right password', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   const browser = new FlowBrowser(world.system.url);
   let form = page(await browser.open('/auth/settings/sign-in'));
   const empty = page(await browser.submit(form, '/auth/settings/sign-in', { email: '', password: '' }));
@@ -143,8 +139,8 @@ test('wrong password: 401 page; the account locks after 10 failures, also agains
 });
 
 test('one sign-in covers both: settings first, then an authorization skips the sign-in step', async (t) => {
-  const user = await newUser(world);
-  const client = await createTestClient(world.system.stores.db.knex, {
+  const user = await insertUser(world.knex());
+  const client = await insertClient(world.system.stores.db.knex, {
     redirectUris: ['https://app.example.com/cb'],
   });
   const browser = await signedIn(world, user);
@@ -161,8 +157,8 @@ test('one sign-in covers both: settings first, then an authorization skips the s
 });
 
 test('one sign-in covers both: an authorization first, then the settings pages need no sign-in', async (t) => {
-  const user = await newUser(world, { name: 'Grace Hopper' });
-  const client = await createTestClient(world.system.stores.db.knex, {
+  const user = await insertUser(world.knex(), { name: 'Grace Hopper' });
+  const client = await insertClient(world.system.stores.db.knex, {
     redirectUris: ['https://app.example.com/cb'],
   });
   const { outcome, browser } = await authorizeInBrowser(
@@ -183,7 +179,7 @@ test('one sign-in covers both: an authorization first, then the settings pages n
 });
 
 test('sign-out needs the CSRF token, ends the session, and the pages ask to sign in again', async (t) => {
-  const user = await newUser(world);
+  const user = await insertUser(world.knex());
   const browser = await signedIn(world, user);
   const forged = await rawPost(browser, '/auth/settings/sign-out', {});
   t.is(forged.status, 403);
@@ -196,8 +192,8 @@ test('sign-out needs the CSRF token, ends the session, and the pages ask to sign
 });
 
 test("CSRF: forms without a token, with a forged one or with another user's are refused with 403", async (t) => {
-  const alice = await newUser(world);
-  const bob = await newUser(world);
+  const alice = await insertUser(world.knex());
+  const bob = await insertUser(world.knex());
   const aliceBrowser = await signedIn(world, alice);
   const bobBrowser = await signedIn(world, bob);
   const bobForm = page(await bobBrowser.open(`${CLIENTS}/new`));

@@ -5,11 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import Provider from 'oidc-provider';
-import { FlowBrowser, createTestClient, createTestUser, issueTokens } from '../../support/oauth.ts';
+import { FlowBrowser, issueTokens } from '../../support/oauth.ts';
 import { startTestSystem } from '../../support/system.ts';
 import { choosePinning } from '../load.ts';
 import { type Measurement, printRatio, printTable } from '../measure.ts';
 import { startPrivateRedis } from '../private-redis.ts';
+import { insertClient, insertUser } from '../../support/factories.ts';
 
 /**
  * refresh_token grant at 50 connections: our token endpoint (JSON/form parsing, contract checks,
@@ -151,11 +152,11 @@ function summary(label: string, rounds: Measurement[]): Measurement {
 async function prepareOurs() {
   const system = await startTestSystem();
   const knex = system.stores.db.knex;
-  const user = await createTestUser(knex);
+  const user = await insertUser(knex);
   const browser = new FlowBrowser(system.url);
   const pool: Chain[] = [];
   for (let i = 0; i < CLIENTS; i++) {
-    const client = await createTestClient(knex, { scopes: [SCOPE] });
+    const client = await insertClient(knex, { scopes: [SCOPE] });
     for (let g = 0; g < GRANTS_PER_CLIENT; g++) {
       const tokens = await issueTokens(system.url, client, user, [SCOPE], browser);
       pool.push({ clientId: client.client.id, secret: client.secret!, refreshToken: tokens.refresh_token });
