@@ -7,8 +7,9 @@ import {
   insertTeam,
   insertUsers,
   type RoleName,
-} from './helpers/fixtures.ts';
-import { pool, setUpApiSystem } from './helpers/http.ts';
+} from '../support/factories.ts';
+import { pool } from '../support/http.ts';
+import { setUpWorld as setUpApiSystem } from '../support/world.ts';
 
 /**
  * The access matrix of issue 4: {API key, OAuth token with each relevant scope, legacy token} x

@@ -1,13 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
 import {
-  buildScene,
   insertMembership,
   insertOrganization,
   insertTeam,
   insertUser,
   insertCustomRole,
-} from './helpers/fixtures.ts';
-import { type ApiResponse, setUpApiSystem } from './helpers/http.ts';
+} from '../support/factories.ts';
+import type { ApiResponse } from '../support/http.ts';
+import { buildScene, setUpWorld as setUpApiSystem } from '../support/world.ts';
 
 /**
  * The rules of api-v2 "Roles" 1 (role assignment) and 2 (removing team owners), plus the rules

@@ -7,14 +7,6 @@ import type { AddressInfo } from 'node:net';
  * reusable by every suite that needs a real access token. Users and clients: ./factories.ts.
  */
 
-// Moved to ./factories.ts; this re-export goes away.
-export {
-  insertClient as createTestClient,
-  insertUser as createTestUser,
-  type TestClient,
-  type TestClientOptions,
-  type TestUser,
-} from './factories.ts';
 import type { TestClient } from './factories.ts';
 
 /** A PKCE verifier and its S256 challenge. */
