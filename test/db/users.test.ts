@@ -9,7 +9,7 @@ import {
   userHasPassword,
   verifyUserPassword,
 } from '@sched/db/queries/users';
-import { ConflictError } from '@sched/kit/errors';
+import { DuplicateRecordError } from '@sched/db/errors';
 import { verifyPassword } from '@sched/kit/passwords';
 import test from 'ava';
 import { setUpTestDatabase } from '../support/database.ts';
@@ -100,19 +100,19 @@ test('createUser inside a caller transaction rolls back with it', async (t) => {
   t.is(await findUserByEmail(knex(), address), null);
 });
 
-test('e-mail and username are unique ignoring case: ConflictError naming the field', async (t) => {
+test('e-mail and username are unique ignoring case: DuplicateRecordError naming the field', async (t) => {
   const address = email('Dup');
   const username = `Dup${sequence}`;
   await createUser(knex(), { email: address, username });
   const byEmail = await t.throwsAsync(createUser(knex(), { email: address.toUpperCase() }), {
-    instanceOf: ConflictError,
+    instanceOf: DuplicateRecordError,
   });
-  t.is(byEmail?.message, 'A user with this email already exists');
+  t.like(byEmail, { kind: 'user', field: 'email' });
   const byUsername = await t.throwsAsync(
     createUser(knex(), { email: email(), username: username.toUpperCase() }),
-    { instanceOf: ConflictError },
+    { instanceOf: DuplicateRecordError },
   );
-  t.is(byUsername?.message, 'This username is taken');
+  t.like(byUsername, { kind: 'user', field: 'username' });
 });
 
 test('findUserByEmail ignores case and surrounding spaces; finders return null when absent', async (t) => {
@@ -197,10 +197,10 @@ test('updateUser changes only the given fields; null clears; conflicts are 409',
 
   const other = await createUser(knex(), { email: email('other') });
   await t.throwsAsync(updateUser(knex(), other.id, { email: user.email.toUpperCase() }), {
-    instanceOf: ConflictError,
+    instanceOf: DuplicateRecordError,
   });
   await t.throwsAsync(updateUser(knex(), other.id, { username: username.toUpperCase() }), {
-    instanceOf: ConflictError,
+    instanceOf: DuplicateRecordError,
   });
   // A default schedule must be the user's own.
   await t.throwsAsync(updateUser(knex(), other.id, { defaultScheduleId: user.defaultScheduleId }));

@@ -4,6 +4,7 @@ import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
+import { dataErrorToAppError } from './errors/data-errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
@@ -26,7 +27,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
 
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders());
-  app.use(errorEnvelope());
+  app.use(errorEnvelope(dataErrorToAppError));
   app.use(jsonBody());
   app.use(routers.routes());
   app.use(routers.allowedMethods());

@@ -1,5 +1,6 @@
 import { type AppError, InternalError, NotFoundError, toAppError } from '@sched/kit/errors';
 import type { Context, Next } from 'koa';
+import { dataErrorToAppError } from './data-errors.ts';
 import { AuthorizationPageError, AuthorizationRedirectError, InteractionExpiredError } from './errors.ts';
 import { errorPage } from './pages/error.ts';
 import { sendPage } from './pages/layout.ts';
@@ -67,7 +68,7 @@ export function renderErrors(issuer: string) {
       }
     } catch (caught) {
       if (caught instanceof AuthorizationRedirectError) return redirectTo(ctx, caught, issuer);
-      const known = toAppError(caught);
+      const known = dataErrorToAppError(caught) ?? toAppError(caught);
       if (!known) ctx.state.log?.error({ err: caught }, 'unhandled error');
       const error = known ?? new InternalError();
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

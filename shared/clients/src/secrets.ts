@@ -1,3 +1,4 @@
+import { LimitReachedError, RecordStateError } from '@sched/db/errors';
 import {
   addClientSecret,
   type ClientSecretSummary,
@@ -5,6 +6,7 @@ import {
   listClientSecrets,
   PUBLIC_CLIENT_SECRET_MESSAGE,
   revokeClientSecret,
+  TOO_MANY_SECRETS_MESSAGE,
 } from '@sched/db/queries/oauth-clients';
 import { BadRequestError, NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -31,7 +33,14 @@ export async function generateSecret(
   const knex = deps.stores.db.knex;
   const client = await clientFor(knex, actor, clientId, 'manage');
   // Counting and inserting happen under a row lock (addClientSecret); it bumps the version.
-  const created = await addClientSecret(knex, deps.stores.tokenStore, client.id);
+  let created: CreatedClientSecret | null;
+  try {
+    created = await addClientSecret(knex, deps.stores.tokenStore, client.id);
+  } catch (error) {
+    if (error instanceof LimitReachedError) throw new BadRequestError(TOO_MANY_SECRETS_MESSAGE);
+    if (error instanceof RecordStateError) throw new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
+    throw error;
+  }
   if (!created) throw new NotFoundError(CLIENT_NOT_FOUND);
   await auditClient(knex, actor.userId, 'oauth_client.secret_created', client.id, {
     secretId: created.id,

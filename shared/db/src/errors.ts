@@ -26,7 +26,8 @@ export type RecordKind =
   | 'invitation'
   | 'role'
   | 'eventType'
-  | 'oauthClient';
+  | 'oauthClient'
+  | 'oauthClientSecret';
 
 /** The record (or one it needs, such as the user of a new membership) does not exist. */
 export class RecordNotFoundError extends DataError {
@@ -47,5 +48,32 @@ export class DuplicateRecordError extends DataError {
     super(`${kind}.${field} already exists`);
     this.kind = kind;
     this.field = field;
+  }
+}
+
+/** The write would take more records of this kind than the data allows (e.g. active client secrets). */
+export class LimitReachedError extends DataError {
+  readonly kind: RecordKind;
+  readonly limit: number;
+
+  constructor(kind: RecordKind, limit: number, message = `at most ${limit} ${kind} records`) {
+    super(message);
+    this.kind = kind;
+    this.limit = limit;
+  }
+}
+
+/**
+ * The record exists but is in a state that does not allow this write (e.g. a secret for a public
+ * OAuth client); `state` names that state.
+ */
+export class RecordStateError extends DataError {
+  readonly kind: RecordKind;
+  readonly state: string;
+
+  constructor(kind: RecordKind, state: string, message = `${kind} is ${state}`) {
+    super(message);
+    this.kind = kind;
+    this.state = state;
   }
 }

@@ -1,6 +1,5 @@
 import { type User, findUserById } from '@sched/db/queries/users';
 import { saveOnboardingCalendar, saveOnboardingProfile } from '@sched/db/queries/onboarding';
-import { ConflictError } from '@sched/kit/errors';
 import {
   type CalendarProvider,
   canonicalTimeZone,
@@ -12,6 +11,7 @@ import {
 } from '@sched/policy/onboarding';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
@@ -161,7 +161,7 @@ export function saveProfile(deps: AuthDeps) {
         weekStart: weekStart as User['weekStart'],
       });
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
+      if (takenUserField(error) !== 'username') throw error;
       return renderProfile(deps, ctx, interaction, user, {
         status: 409,
         values,

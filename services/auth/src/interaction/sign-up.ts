@@ -1,6 +1,6 @@
 import { createUser } from '@sched/db/queries/users';
-import { ConflictError } from '@sched/kit/errors';
 import type { Context } from 'koa';
+import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { type Params, readParams } from '../http/params.ts';
@@ -123,8 +123,8 @@ export function signUp(deps: AuthDeps) {
     try {
       user = await createUser(deps.runtime.stores.db.knex, input);
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      const field = (error.details as Array<{ field: string }> | undefined)?.[0]?.field;
+      const field = takenUserField(error);
+      if (field === undefined) throw error;
       const conflict: FieldErrors =
         field === 'username'
           ? { username: 'This username is taken.' }

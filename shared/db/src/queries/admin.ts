@@ -1,6 +1,6 @@
-import { ConflictError } from '@sched/kit/errors';
 import { hashPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { createApiKey } from './api-keys.ts';
 import { createUser, findUserByEmail } from './users.ts';
 
@@ -34,7 +34,7 @@ export async function ensureServiceAdminUser(
       return { userId: user.id, created: true };
     } catch (error) {
       // Another process created it between our lookup and insert: fall through to "existing".
-      if (!(error instanceof ConflictError)) throw error;
+      if (!(error instanceof DuplicateRecordError)) throw error;
       const raced = await findUserByEmail(knex, input.email);
       if (!raced) throw error;
       return { userId: await promote(knex, raced.id, input), created: false };

@@ -1,5 +1,5 @@
-import { ConflictError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import type { BookingLimits } from './booking-limits.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
@@ -108,14 +108,12 @@ const limitColumns = (limits: Partial<BookingLimits> | undefined) => ({
 
 function rethrowSlugConflict(error: unknown): never {
   if (isUniqueViolation(error, ['event_types_owner_slug_unique', 'event_types_team_slug_unique'])) {
-    throw new ConflictError('An event type with this slug already exists', [
-      { field: 'slug', message: 'already in use' },
-    ]);
+    throw new DuplicateRecordError('eventType', 'slug');
   }
   throw error;
 }
 
-/** A personal event type of `ownerId`. Duplicate slug (any case): ConflictError. */
+/** A personal event type of `ownerId`. Duplicate slug (any case): DuplicateRecordError('eventType', 'slug'). */
 export async function createPersonalEventType(
   knex: Knex,
   ownerId: number,
@@ -139,7 +137,7 @@ export async function createPersonalEventType(
 
 /**
  * A team event type with its hosts, in one transaction. The caller has checked that the hosts are
- * members of the team. Duplicate slug in the team (any case): ConflictError.
+ * members of the team. Duplicate slug in the team (any case): DuplicateRecordError.
  */
 export async function createTeamEventType(
   knex: Knex,

@@ -15,7 +15,8 @@ import {
  * Managed users of the deprecated family: `users` rows with `managed_by_client_id` set, e-mail
  * stored as given (trimmed). Every function is scoped to one client, so a user of another client
  * is simply not found. A managed user cannot take an e-mail another account uses (contract §11),
- * regular or managed by any client, in any case: ConflictError, the same one whoever holds it.
+ * regular or managed by any client, in any case: DuplicateRecordError('user', 'email'), the same
+ * one whoever holds it.
  */
 
 export interface NewManagedUser {
@@ -81,7 +82,7 @@ export async function listManagedUsers(
   return rows.map(mapUser);
 }
 
-/** Null when the user is not one of this client's. E-mail used by another account: ConflictError. */
+/** Null when the user is not one of this client's. E-mail used by another account: DuplicateRecordError. */
 export async function updateManagedUser(
   knex: Knex,
   clientId: string,

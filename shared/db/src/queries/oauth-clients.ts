@@ -1,7 +1,7 @@
-import { BadRequestError } from '@sched/kit/errors';
 import { newClientSecret, randomToken } from '@sched/kit/secrets';
 import { isLegacyScopeSet } from '@sched/policy/scopes';
 import type { Knex } from 'knex';
+import { LimitReachedError, RecordStateError } from '../errors.ts';
 
 /**
  * OAuth clients and their secrets (docs/schema.md, migration 0004). The client-lifecycle code writes
@@ -24,6 +24,10 @@ export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 export type ClientReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 export const MAX_ACTIVE_SECRETS = 2;
+/**
+ * The messages of addClientSecret's LimitReachedError and RecordStateError. The clients library
+ * (and each service's data-error mapping) answers those errors with a 400 of the same text.
+ */
 export const TOO_MANY_SECRETS_MESSAGE = 'Maximum of 2 secrets allowed. Delete an existing secret first.';
 export const PUBLIC_CLIENT_SECRET_MESSAGE = 'Public clients do not use client secrets';
 
@@ -267,7 +271,8 @@ async function insertSecret(knex: Knex, clientId: string): Promise<CreatedClient
 /**
  * Generates a secret for a confidential client that has fewer than 2 active ones (the client row is
  * locked while counting, so two concurrent calls cannot both pass). Null when there is no such
- * client; BadRequestError for a public client or a third secret.
+ * client; RecordStateError('oauthClient', 'public') for a public client, LimitReachedError
+ * ('oauthClientSecret') for a third secret.
  */
 export async function addClientSecret(
   knex: Knex,
@@ -280,12 +285,14 @@ export async function addClientSecret(
       | { client_type: string }
       | undefined;
     if (!client) return null;
-    if (client.client_type !== 'confidential') throw new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
+    if (client.client_type !== 'confidential')
+      throw new RecordStateError('oauthClient', 'public', PUBLIC_CLIENT_SECRET_MESSAGE);
     const [counted] = (await trx('oauth_client_secrets')
       .where({ client_id: clientId })
       .whereNull('revoked_at')
       .count({ count: '*' })) as Array<{ count: number | string }>;
-    if (Number(counted!.count) >= MAX_ACTIVE_SECRETS) throw new BadRequestError(TOO_MANY_SECRETS_MESSAGE);
+    if (Number(counted!.count) >= MAX_ACTIVE_SECRETS)
+      throw new LimitReachedError('oauthClientSecret', MAX_ACTIVE_SECRETS, TOO_MANY_SECRETS_MESSAGE);
     return insertSecret(trx, clientId);
   });
   if (created) await bumpClientVersion(versions, clientId);

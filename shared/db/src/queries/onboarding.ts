@@ -1,5 +1,5 @@
-import { ConflictError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 import { mapUser, USER_COLUMNS, type User, type UserRow, type Weekday } from './users.ts';
 
@@ -22,7 +22,7 @@ export interface OnboardingProfile {
  * Saves the profile step: name, username, time zone and week start, and the time zone of the
  * user's default schedule (created in UTC at sign-up, before the user could say where they are).
  * Moves 'profile' to 'calendar'; a user already past the profile keeps their step. Null when there
- * is no such user; a username taken by someone else is a ConflictError on `username`.
+ * is no such user; a username taken by someone else is DuplicateRecordError('user', 'username').
  */
 export async function saveOnboardingProfile(
   knex: Knex,
@@ -56,7 +56,7 @@ export async function saveOnboardingProfile(
     });
   } catch (error) {
     if (isUniqueViolation(error, 'users_username_lower_unique')) {
-      throw new ConflictError('This username is taken', [{ field: 'username', message: 'already in use' }]);
+      throw new DuplicateRecordError('user', 'username');
     }
     throw error;
   }

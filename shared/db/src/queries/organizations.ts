@@ -1,5 +1,5 @@
-import { ConflictError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** An organization (contract §8: `{id, name, slug, pbacEnabled}`). */
@@ -34,9 +34,7 @@ const mapOrganization = (row: OrganizationRow): Organization => ({
 
 function rethrowSlugConflict(error: unknown): never {
   if (isUniqueViolation(error, 'organizations_slug_lower_unique')) {
-    throw new ConflictError('An organization with this slug already exists', [
-      { field: 'slug', message: 'already in use' },
-    ]);
+    throw new DuplicateRecordError('organization', 'slug');
   }
   throw error;
 }
@@ -49,7 +47,7 @@ export interface NewOrganization {
   ownerUserId: number;
 }
 
-/** Creates an organization and its owner's membership. Slug taken (any case): ConflictError. */
+/** Creates an organization and its owner's membership. Slug taken (any case): DuplicateRecordError('organization', 'slug'). */
 export async function createOrganization(knex: Knex, input: NewOrganization): Promise<Organization> {
   try {
     return await knex.transaction(async (trx) => {
@@ -82,7 +80,7 @@ export interface OrganizationPatch {
   pbacEnabled?: boolean;
 }
 
-/** Applies the patch; null when there is no such organization. Slug taken: ConflictError. */
+/** Applies the patch; null when there is no such organization. Slug taken: DuplicateRecordError. */
 export async function updateOrganization(
   knex: Knex,
   id: number,

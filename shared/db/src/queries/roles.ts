@@ -1,5 +1,5 @@
-import { BadRequestError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -88,9 +88,7 @@ export async function findRole(knex: Knex, organizationId: number, roleId: strin
 
 function rethrowDuplicateName(error: unknown): never {
   if (isUniqueViolation(error, 'roles_org_name_lower_unique')) {
-    throw new BadRequestError('A role with this name already exists in this organization', [
-      { field: 'body.name', message: 'already in use' },
-    ]);
+    throw new DuplicateRecordError('role', 'name');
   }
   throw error;
 }
@@ -103,7 +101,8 @@ export interface NewRole {
   permissions?: readonly string[];
 }
 
-/** Creates a custom role. Duplicate name in the organization (any case): BadRequestError (contract). */
+/** Creates a custom role. Duplicate name in the organization (any case): DuplicateRecordError('role', 'name')
+ * (the API answers it with a 400, per contract). */
 export async function createRole(knex: Knex, organizationId: number, input: NewRole): Promise<Role> {
   try {
     const id = await knex.transaction(async (trx) => {

@@ -1,5 +1,5 @@
-import { ConflictError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** A team; `organizationId` null for a team outside any organization. */
@@ -42,7 +42,7 @@ export interface NewTeam {
 
 /**
  * Creates a team and its owner's membership. Slug taken (any case; per organization, or among
- * teams outside organizations): ConflictError.
+ * teams outside organizations): DuplicateRecordError('team', 'slug').
  */
 export async function createTeam(knex: Knex, input: NewTeam): Promise<Team> {
   try {
@@ -61,9 +61,7 @@ export async function createTeam(knex: Knex, input: NewTeam): Promise<Team> {
     });
   } catch (error) {
     if (isUniqueViolation(error, ['teams_org_slug_lower_unique', 'teams_slug_lower_unique'])) {
-      throw new ConflictError('A team with this slug already exists', [
-        { field: 'slug', message: 'already in use' },
-      ]);
+      throw new DuplicateRecordError('team', 'slug');
     }
     throw error;
   }

@@ -1,7 +1,7 @@
-import { ConflictError } from '@sched/kit/errors';
 import { hashPassword, verifyPassword } from '@sched/kit/passwords';
 import { WEEKDAY_NAMES, type WeekdayName } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
+import { DuplicateRecordError } from '../errors.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** The users.week_start values: the week-day names of `@sched/policy/booking-periods`. */
@@ -116,16 +116,13 @@ export function mapUser(row: UserRow): User {
 const EMAIL_CONSTRAINTS = ['users_email_lower_unique', 'users_managed_email_lower_unique'];
 const USERNAME_CONSTRAINT = 'users_username_lower_unique';
 
-/** The one answer for an e-mail in use, whoever uses it (it says "taken", nothing more). */
-export const emailTakenError = (): ConflictError =>
-  new ConflictError('A user with this email already exists', [{ field: 'email', message: 'already in use' }]);
+/** The one report of an e-mail in use, whoever uses it (regular or managed user, any case). */
+export const emailTakenError = (): DuplicateRecordError => new DuplicateRecordError('user', 'email');
 
-/** Unique violations on users become 409s that say which field; anything else is rethrown. */
+/** Unique violations on users become DuplicateRecordError naming the field; anything else is rethrown. */
 function rethrowUserConflict(error: unknown): never {
   if (isUniqueViolation(error, EMAIL_CONSTRAINTS)) throw emailTakenError();
-  if (isUniqueViolation(error, USERNAME_CONSTRAINT)) {
-    throw new ConflictError('This username is taken', [{ field: 'username', message: 'already in use' }]);
-  }
+  if (isUniqueViolation(error, USERNAME_CONSTRAINT)) throw new DuplicateRecordError('user', 'username');
   throw error;
 }
 
@@ -160,7 +157,7 @@ export interface NewUser {
 /**
  * Creates a user and their default schedule (DEFAULT_AVAILABILITY in the user's time zone) in one
  * transaction (a savepoint when `knex` is already a transaction). Duplicate e-mail (any case) or
- * username: ConflictError.
+ * username: DuplicateRecordError('user', 'email' | 'username').
  */
 export async function createUser(knex: Knex, input: NewUser): Promise<User> {
   // Hash before opening the transaction: scrypt takes tens of milliseconds.
@@ -307,7 +304,7 @@ const PATCH_COLUMNS: { [K in keyof Required<UserPatch>]: string } = {
 
 /**
  * Applies `patch` and returns the updated user, or null when there is no such user. Duplicate
- * e-mail or username: ConflictError. Does not touch the schedule's time zone.
+ * e-mail or username: DuplicateRecordError('user', field). Does not touch the schedule's time zone.
  */
 export async function updateUser(knex: Knex, id: number, patch: UserPatch): Promise<User | null> {
   const changes: Record<string, unknown> = {};

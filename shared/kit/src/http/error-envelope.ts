@@ -15,18 +15,22 @@ export function errorBody(error: AppError, path: string) {
   };
 }
 
+/** Turns errors of another layer (e.g. the data layer's reports) into answers; undefined = not one of its. */
+export type ErrorTranslator = (error: unknown) => AppError | undefined;
+
 /**
- * The one place API errors are rendered. Unknown errors become a 500 that says nothing about
- * internals; the cause goes to the log with the request id.
+ * The one place API errors are rendered. `translate` (the service's mapping of data-layer errors)
+ * is tried first. Unknown errors become a 500 that says nothing about internals; the cause goes to
+ * the log with the request id.
  */
-export function errorEnvelope() {
+export function errorEnvelope(translate?: ErrorTranslator) {
   return async function errorEnvelopeMiddleware(ctx: Context, next: Next) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined)
         throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`);
     } catch (error) {
-      const known = toAppError(error);
+      const known = translate?.(error) ?? toAppError(error);
       if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
       const rendered = known ?? new InternalError();
       ctx.status = rendered.status;

@@ -1,0 +1,61 @@
+import {
+  DataError,
+  DuplicateRecordError,
+  LimitReachedError,
+  type RecordKind,
+  RecordNotFoundError,
+  RecordStateError,
+} from '@sched/db/errors';
+import { PUBLIC_CLIENT_SECRET_MESSAGE, TOO_MANY_SECRETS_MESSAGE } from '@sched/db/queries/oauth-clients';
+import { type AppError, BadRequestError, ConflictError, NotFoundError } from '@sched/kit/errors';
+
+/**
+ * The API's one mapping of data-layer reports (`@sched/db/errors`) to answers, used by the error
+ * envelope (app.ts). A route that needs another answer for its case catches the DataError and
+ * throws its own AppError (e.g. the membership routes name `body.userId`).
+ */
+
+const inUse = (field: string) => [{ field, message: 'already in use' }];
+
+/** Duplicates by `kind.field`; the contract answers a duplicate role name with a 400. */
+const DUPLICATES: Partial<Record<string, () => AppError>> = {
+  'user.email': () => new ConflictError('A user with this email already exists', inUse('email')),
+  'user.username': () => new ConflictError('This username is taken', inUse('username')),
+  'organization.slug': () =>
+    new ConflictError('An organization with this slug already exists', inUse('slug')),
+  'team.slug': () => new ConflictError('A team with this slug already exists', inUse('slug')),
+  'eventType.slug': () => new ConflictError('An event type with this slug already exists', inUse('slug')),
+  'role.name': () =>
+    new BadRequestError('A role with this name already exists in this organization', inUse('body.name')),
+  'organizationMembership.user': () => new ConflictError('The user is already a member of this organization'),
+  'teamMembership.user': () => new ConflictError('The user is already a member of this team'),
+};
+
+const NOUNS: Record<RecordKind, string> = {
+  user: 'User',
+  organization: 'Organization',
+  team: 'Team',
+  organizationMembership: 'Membership',
+  teamMembership: 'Membership',
+  invitation: 'Invitation',
+  role: 'Role',
+  eventType: 'Event type',
+  oauthClient: 'OAuth client',
+  oauthClientSecret: 'Client secret',
+};
+
+export function dataErrorToAppError(error: unknown): AppError | undefined {
+  if (!(error instanceof DataError)) return undefined;
+  if (error instanceof DuplicateRecordError) {
+    const answer = DUPLICATES[`${error.kind}.${error.field}`];
+    return answer ? answer() : new ConflictError(`This ${error.field} is already in use`, inUse(error.field));
+  }
+  if (error instanceof RecordNotFoundError) return new NotFoundError(`${NOUNS[error.kind]} not found`);
+  if (error instanceof LimitReachedError && error.kind === 'oauthClientSecret') {
+    return new BadRequestError(TOO_MANY_SECRETS_MESSAGE);
+  }
+  if (error instanceof RecordStateError && error.kind === 'oauthClient' && error.state === 'public') {
+    return new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
+  }
+  return undefined;
+}

@@ -1,0 +1,21 @@
+import { DataError, DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
+import { type AppError, ConflictError, NotFoundError } from '@sched/kit/errors';
+
+/**
+ * How the authorization server answers the data layer's reports (`@sched/db/errors`). Forms that
+ * show a refusal next to a field catch the DataError where they call the data layer (sign-up,
+ * onboarding); anything else reaching renderErrors is answered here instead of as a 500.
+ */
+
+/** The user field a DuplicateRecordError on users is about, or undefined for any other error. */
+export function takenUserField(error: unknown): 'email' | 'username' | undefined {
+  if (!(error instanceof DuplicateRecordError) || error.kind !== 'user') return undefined;
+  return error.field === 'username' ? 'username' : error.field === 'email' ? 'email' : undefined;
+}
+
+export function dataErrorToAppError(error: unknown): AppError | undefined {
+  if (!(error instanceof DataError)) return undefined;
+  if (error instanceof DuplicateRecordError) return new ConflictError('This is already in use');
+  if (error instanceof RecordNotFoundError) return new NotFoundError();
+  return undefined;
+}
