@@ -76,9 +76,9 @@ test('public bookings: 120 a minute per IP address when anonymous; a signed-in c
   t.is((await call('POST', '/v2/bookings', { body, token: signedIn.apiKey })).status, 404);
 });
 
-test('invitations by e-mail: 100 per inviter and hour; the 101st creates nothing', async (t) => {
+test('invitations: 100 per inviter and hour, by e-mail or by id; the 101st creates nothing', async (t) => {
   const knex = system.stores.db.knex;
-  const scene = await buildScene(knex, { owner: { org: 'OWNER' } });
+  const scene = await buildScene(knex, { owner: { org: 'OWNER' }, colleague: { org: 'MEMBER' } });
   const path = `/v2/organizations/${scene.orgId}/memberships`;
   const invited = await pool(Array.from({ length: 100 }), 8, (_, i) =>
     call('POST', path, {
@@ -96,14 +96,26 @@ test('invitations by e-mail: 100 per inviter and hour; the 101st creates nothing
     await call('POST', path, { token: scene.users.owner.apiKey, body: { email, role: 'MEMBER' } }),
     /^Too many invitations sent\. Try again in \d+ minutes\.$/,
   );
-  t.falsy(await knex('users').where({ email }).first());
-  // Adding an existing user (no e-mail) is not an invitation and is not limited by it.
-  const member = await insertUser(knex);
+  t.falsy(await knex('memberships').whereRaw('lower(invited_email) = lower(?)', [email]).first());
+  // An invitation by id sends mail too, and counts the same.
+  const team = await call('POST', '/v2/teams', {
+    token: scene.users.owner.apiKey,
+    body: { name: 'Limited' },
+  });
+  isRateLimited(
+    t,
+    await call('POST', `/v2/teams/${team.body.data.id}/memberships`, {
+      token: scene.users.owner.apiKey,
+      body: { userId: scene.users.colleague.id, role: 'MEMBER' },
+    }),
+    /^Too many invitations sent\./,
+  );
+  // Adding an accepted member of the organization to its team is no invitation and is not limited.
   t.is(
     (
-      await call('POST', path, {
+      await call('POST', `/v2/organizations/${scene.orgId}/teams/${scene.teamId}/memberships`, {
         token: scene.users.owner.apiKey,
-        body: { userId: member.id, role: 'MEMBER' },
+        body: { userId: scene.users.colleague.id, role: 'MEMBER' },
       })
     ).status,
     201,
