@@ -8,6 +8,7 @@ import * as operations from './0006_operations.ts';
 import * as invitations from './0007_invitations.ts';
 import * as roleNames from './0008_role_names.ts';
 import * as userEmailLookup from './0009_user_email_lookup.ts';
+import * as tokenOwnerIndex from './0010_token_owner_index.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,4 +29,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0007_invitations', invitations],
   ['0008_role_names', roleNames],
   ['0009_user_email_lookup', userEmailLookup],
+  ['0010_token_owner_index', tokenOwnerIndex],
 ];

@@ -10,6 +10,15 @@
  *                                          expiry in epoch ms ('+inf' = none); key TTL = latest member
  *   <prefix>oidc:uid:<Model>:<uid>         string <id>, TTL = the record's
  *   <prefix>oidc:userCode:<Model>:<code>   string <id>, TTL = the record's
+ *   <prefix>oidc:idx:uc:<account>:<client> sorted set of '<Model>:<id>' members of the account's records
+ *                                          for the client, score = expiry in epoch ms; key TTL = latest
+ *   <prefix>oidc:idx:user:<account>        sorted set of client ids, score = latest expiry of the
+ *                                          account's records for that client; key TTL = latest
+ *   <prefix>oidc:idx:issued:<account>      hash client id -> epoch ms of the latest record written for
+ *                                          it; same TTL as idx:user
+ *   <prefix>oidc:idx:client:<client>       sorted set of account ids, score as in idx:user
+ *   <prefix>oidc:idx:session:<account>     sorted set of '<Model>:<id>' of the account's records that
+ *                                          name no client (Sessions), score = expiry in epoch ms
  *   <prefix>rate:<key>                     integer hit count of the current window, TTL = rest of window
  *   <prefix>ver:<key>                      integer version, no TTL
  *
@@ -47,6 +56,31 @@ export function uidIndexKey(prefix: string, model: string, uid: string): string 
 
 export function userCodeIndexKey(prefix: string, model: string, userCode: string): string {
   return `${prefix}oidc:userCode:${model}:${userCode}`;
+}
+
+/** The owner index (docs/token-store.md "Owner index"): the account's records for one client. */
+export function userClientIndexKey(prefix: string, accountId: string, clientId: string): string {
+  return `${prefix}oidc:idx:uc:${accountId}:${clientId}`;
+}
+
+/** The clients an account has records for. */
+export function userIndexKey(prefix: string, accountId: string): string {
+  return `${prefix}oidc:idx:user:${accountId}`;
+}
+
+/** When a record of the account was last written, per client (connected apps' last use). */
+export function issuedKey(prefix: string, accountId: string): string {
+  return `${prefix}oidc:idx:issued:${accountId}`;
+}
+
+/** The accounts a client has records for. */
+export function clientIndexKey(prefix: string, clientId: string): string {
+  return `${prefix}oidc:idx:client:${clientId}`;
+}
+
+/** The account's records that name no client (its browser Sessions). */
+export function sessionIndexKey(prefix: string, accountId: string): string {
+  return `${prefix}oidc:idx:session:${accountId}`;
 }
 
 /** Counter name shared by both stores (Redis adds the prefix). */

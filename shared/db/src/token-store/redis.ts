@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
+  clientIndexKey,
   consumedKey,
   decodeRecord,
   grantIndexKey,
   grantMember,
+  issuedKey,
   rateKey,
   recordKey,
+  sessionIndexKey,
   uidIndexKey,
+  userClientIndexKey,
   userCodeIndexKey,
+  userIndexKey,
   versionKey,
 } from './keys.ts';
 import { DecodedRecords } from './decoded-records.ts';
@@ -17,13 +22,24 @@ import {
   assertModelName,
   checkExpiresIn,
   checkWindow,
+  isIndexedAccountId,
+  isOwnerId,
   type RateHit,
+  recordOwner,
   type RecordRef,
   type RecordWithVersions,
   type RecordWrite,
   type TokenPayload,
   type TokenStore,
+  type UserClientGrants,
 } from './types.ts';
+
+/** Members a revocation pass deletes at most (each is two or three keys of one script call). */
+const REVOKE_BATCH = 500;
+/** A revocation that keeps finding new records this many passes gives up (never in practice). */
+const MAX_REVOKE_PASSES = 10_000;
+/** How many user-client revocations of `revokeByClient` / `revokeByUser` run at once. */
+const FAN_OUT = 8;
 
 interface Script {
   source: string;
@@ -42,14 +58,20 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  * Writes records and, when asked, first consumes one: everything a token request settles, in one
  * atomic step (`consumeAndUpsert`; `upsert` and `consume` are its one-part cases).
  * KEYS: record and consumed mark of the record to consume (when ARGV[1] is '1'), then per record
- * written: record, its consumed mark, then (as flagged) grant index, uid index, userCode index.
+ * written: record, its consumed mark, then (as flagged) grant index, uid index, userCode index,
+ * then the owner index: for owner 'c' the user-client index, user index, issued hash and client
+ * index; for owner 's' the session index.
  * ARGV: consume? ('1' / '0'), then per record written: payload JSON, ttl ms ('' = none), consumed
- * epoch s ('' = not consumed), id, grant member, has-grant, has-uid, has-userCode ('1' / '0').
+ * epoch s ('' = not consumed), id, grant member, has-grant, has-uid, has-userCode ('1' / '0'),
+ * owner ('c' account and client, 's' account only, '0' none), account id, client id.
  * Returns 0, writing nothing, when the record to consume is missing, expired or already consumed
- * (exactly one of concurrent callers gets 1). The consumed mark expires with its record.
+ * (exactly one of concurrent callers gets 1). The consumed mark expires with its record. Every
+ * index touched is pruned of expired members and given the TTL of its latest member once, at the
+ * end (the indexes stay bounded by their live records).
  */
 const CONSUME_AND_UPSERT = script(`
 ${NOW_MS}
+local nowText = string.format('%.0f', now)
 local k, a = 1, 2
 if ARGV[1] == '1' then
   local ttl = redis.call('PTTL', KEYS[1])
@@ -60,15 +82,26 @@ if ARGV[1] == '1' then
   if not set then return 0 end
   k = 3
 end
+local touched, order, companions = {}, {}, {}
+local function touch(key, companion)
+  if not touched[key] then touched[key] = true; order[#order + 1] = key end
+  if companion then companions[key] = companion end
+end
 while a <= #ARGV do
   local rec, mark = KEYS[k], KEYS[k + 1]
   local payload, ttl, consumed, id, member = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
+  local owner, account, client = ARGV[a + 8], ARGV[a + 9], ARGV[a + 10]
   k = k + 2
-  local grantKey, uidKey, codeKey
+  local grantKey, uidKey, codeKey, ucKey, userKey, issuedKey, clientKey, sessionKey
   if ARGV[a + 5] == '1' then grantKey = KEYS[k]; k = k + 1 end
   if ARGV[a + 6] == '1' then uidKey = KEYS[k]; k = k + 1 end
   if ARGV[a + 7] == '1' then codeKey = KEYS[k]; k = k + 1 end
-  a = a + 8
+  if owner == 'c' then
+    ucKey, userKey, issuedKey, clientKey = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]; k = k + 4
+  elseif owner == 's' then
+    sessionKey = KEYS[k]; k = k + 1
+  end
+  a = a + 11
   redis.call('DEL', rec, mark)
   if ttl == '' or tonumber(ttl) > 0 then
     local function put(key, value)
@@ -78,21 +111,83 @@ while a <= #ARGV do
     if consumed ~= '' then put(mark, consumed) end
     if uidKey then put(uidKey, id) end
     if codeKey then put(codeKey, id) end
-    if grantKey then
-      local score = '+inf'
-      if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
-      redis.call('ZADD', grantKey, score, member)
-      redis.call('ZREMRANGEBYSCORE', grantKey, '-inf', string.format('%.0f', now))
-      local last = redis.call('ZRANGE', grantKey, -1, -1, 'WITHSCORES')
-      if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
-        redis.call('PERSIST', grantKey)
-      else
-        redis.call('PEXPIREAT', grantKey, last[2])
-      end
+    local score = '+inf'
+    if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
+    if grantKey then redis.call('ZADD', grantKey, score, member); touch(grantKey) end
+    if ucKey then
+      redis.call('ZADD', ucKey, score, member); touch(ucKey)
+      redis.call('ZADD', userKey, 'GT', score, client); touch(userKey, issuedKey)
+      redis.call('HSET', issuedKey, client, nowText)
+      redis.call('ZADD', clientKey, 'GT', score, account); touch(clientKey)
     end
+    if sessionKey then redis.call('ZADD', sessionKey, score, member); touch(sessionKey) end
+  end
+end
+for _, key in ipairs(order) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', nowText)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local companion = companions[key]
+  if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
+    redis.call('PERSIST', key)
+    if companion then redis.call('PERSIST', companion) end
+  else
+    redis.call('PEXPIREAT', key, last[2])
+    if companion then redis.call('PEXPIREAT', companion, last[2]) end
   end
 end
 return 1
+`);
+
+/**
+ * One pass of `revokeByUserAndClient`. Every key it touches is passed in KEYS (derivable from the
+ * index's members by the caller, so the script can run on one cluster slot).
+ * KEYS: user-client index, user index, issued hash, client index, then per member: record, its
+ * consumed mark, and for a Grant member its grant index.
+ * ARGV: account id, client id, batch size, then per member: member ('<Model>:<id>'), is-grant.
+ * Deletes the members' records and removes them from the index; returns { usable tokens deleted
+ * (not Grant, not consumed, not expired), the next batch of members still indexed }. When none is
+ * left, the client leaves the user's indexes and the user the client's.
+ */
+const REVOKE_USER_CLIENT = script(`
+${NOW_MS}
+local n, k = 0, 5
+for i = 4, #ARGV, 2 do
+  local member, isGrant = ARGV[i], ARGV[i + 1]
+  local consumed = redis.call('DEL', KEYS[k + 1])
+  local deleted = redis.call('DEL', KEYS[k])
+  k = k + 2
+  if isGrant == '1' then
+    redis.call('DEL', KEYS[k]); k = k + 1
+  elseif deleted == 1 and consumed == 0 then
+    n = n + 1
+  end
+  redis.call('ZREM', KEYS[1], member)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))
+local rest = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+if #rest == 0 then
+  redis.call('ZREM', KEYS[2], ARGV[2])
+  redis.call('HDEL', KEYS[3], ARGV[2])
+  redis.call('ZREM', KEYS[4], ARGV[1])
+end
+return { n, rest }
+`);
+
+/**
+ * One pass of `revokeSessionsOfUser`. KEYS: session index, then per member: record, consumed mark.
+ * ARGV: batch size, then the members. Returns { records deleted, the next batch of members }.
+ */
+const REVOKE_SESSIONS = script(`
+${NOW_MS}
+local n, k = 0, 2
+for i = 2, #ARGV do
+  redis.call('DEL', KEYS[k + 1])
+  n = n + redis.call('DEL', KEYS[k])
+  k = k + 2
+  redis.call('ZREM', KEYS[1], ARGV[i])
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))
+return { n, redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1) }
 `);
 
 /** KEYS: record, its consumed mark. ARGV: '<prefix>oidc:', model, id. Deletes both and the index entries. */
@@ -205,6 +300,17 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     if (grantId !== undefined) keys.push(grantIndexKey(prefix, grantId));
     if (uid !== undefined) keys.push(uidIndexKey(prefix, model, uid));
     if (userCode !== undefined) keys.push(userCodeIndexKey(prefix, model, userCode));
+    const owner = recordOwner(payload);
+    if (owner?.kind === 'client') {
+      keys.push(
+        userClientIndexKey(prefix, owner.accountId, owner.clientId),
+        userIndexKey(prefix, owner.accountId),
+        issuedKey(prefix, owner.accountId),
+        clientIndexKey(prefix, owner.clientId),
+      );
+    } else if (owner?.kind === 'account') {
+      keys.push(sessionIndexKey(prefix, owner.accountId));
+    }
     args.push(
       JSON.stringify(payload),
       expiresIn === undefined ? '' : String(Math.round(expiresIn * 1000)),
@@ -214,7 +320,97 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       grantId === undefined ? '0' : '1',
       uid === undefined ? '0' : '1',
       userCode === undefined ? '0' : '1',
+      owner === undefined ? '0' : owner.kind === 'client' ? 'c' : 's',
+      owner?.accountId ?? '',
+      owner?.kind === 'client' ? owner.clientId : '',
     );
+  }
+
+  /** The record key and consumed mark of an index member ('<Model>:<id>'). */
+  function memberKeys(member: string): [string, string] {
+    const colon = member.indexOf(':');
+    const model = member.slice(0, colon);
+    const id = member.slice(colon + 1);
+    return [recordKey(prefix, model, id), consumedKey(prefix, model, id)];
+  }
+
+  async function revokeByUserAndClient(accountId: string, clientId: string): Promise<number> {
+    if (!isIndexedAccountId(accountId) || !isOwnerId(clientId)) return 0;
+    const fixed = [
+      userClientIndexKey(prefix, accountId, clientId),
+      userIndexKey(prefix, accountId),
+      issuedKey(prefix, accountId),
+      clientIndexKey(prefix, clientId),
+    ];
+    // The first pass names no member: it reads the first batch (and tidies the user's and the
+    // client's indexes when nothing is left). Each pass deletes what the previous one returned;
+    // records written meanwhile (a rotation that settled first) come back in the next batch.
+    let members: string[] = [];
+    let total = 0;
+    for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
+      const keys = [...fixed];
+      const args = [accountId, clientId, String(REVOKE_BATCH)];
+      for (const member of members) {
+        keys.push(...memberKeys(member));
+        const isGrant = member.startsWith('Grant:');
+        if (isGrant) keys.push(grantIndexKey(prefix, member.slice('Grant:'.length)));
+        args.push(member, isGrant ? '1' : '0');
+      }
+      const [count, rest] = (await run(redis, REVOKE_USER_CLIENT, keys, args)) as [number, string[]];
+      total += Number(count);
+      if (rest.length === 0) return total;
+      members = rest;
+    }
+    throw new Error(`revokeByUserAndClient(${accountId}, ${clientId}) did not settle`);
+  }
+
+  /** Runs `revoke` for each item, a few at a time; returns the sum. */
+  async function sumOver(items: readonly string[], revoke: (item: string) => Promise<number>) {
+    let total = 0;
+    for (let i = 0; i < items.length; i += FAN_OUT) {
+      const counts = await Promise.all(items.slice(i, i + FAN_OUT).map(revoke));
+      for (const count of counts) total += count;
+    }
+    return total;
+  }
+
+  async function listGrantsOfUser(accountId: string): Promise<UserClientGrants[]> {
+    if (!isIndexedAccountId(accountId)) return [];
+    const [clients, issued] = await Promise.all([
+      redis.zrangebyscore(userIndexKey(prefix, accountId), `(${Date.now()}`, '+inf'),
+      redis.hgetall(issuedKey(prefix, accountId)),
+    ]);
+    const found: UserClientGrants[] = [];
+    for (const clientId of clients.sort()) {
+      const members = await redis.zrangebyscore(
+        userClientIndexKey(prefix, accountId, clientId),
+        `(${Date.now()}`,
+        '+inf',
+      );
+      const grants = members.filter((member) => member.startsWith('Grant:'));
+      const others = members.filter((member) => !member.startsWith('Grant:'));
+      const grantPayloads = grants.length > 0 ? await redis.mget(grants.map((m) => memberKeys(m)[0])) : [];
+      const scopes = new Set<string>();
+      let first: number | undefined;
+      for (const text of grantPayloads) {
+        if (text === null) continue;
+        const grant = JSON.parse(text) as { iat?: unknown; openid?: { scope?: unknown } };
+        if (typeof grant.openid?.scope === 'string')
+          for (const scope of grant.openid.scope.split(' ')) if (scope !== '') scopes.add(scope);
+        if (typeof grant.iat === 'number') first = Math.min(first ?? grant.iat, grant.iat);
+      }
+      const liveOthers = others.length > 0 ? await redis.exists(...others.map((m) => memberKeys(m)[0])) : 0;
+      if (first === undefined && liveOthers === 0) continue;
+      const lastMs = Number(issued[clientId] ?? Number.NaN);
+      const last = Number.isFinite(lastMs) ? Math.floor(lastMs / 1000) : (first ?? 0);
+      found.push({
+        clientId,
+        scopes: [...scopes].sort(),
+        firstGrantedAt: first ?? last,
+        lastIssuedAt: Math.max(last, first ?? 0),
+      });
+    }
+    return found;
   }
 
   async function consumeAndUpsert(
@@ -262,6 +458,40 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     async revokeByGrantId(grantId) {
       return Number(await run(redis, REVOKE_GRANT, [grantIndexKey(prefix, grantId)], [oidcPrefix]));
     },
+
+    revokeByUserAndClient,
+
+    async revokeByClient(clientId) {
+      if (!isOwnerId(clientId)) return 0;
+      const accounts = await redis.zrange(clientIndexKey(prefix, clientId), 0, -1);
+      return sumOver(accounts, (accountId) => revokeByUserAndClient(accountId, clientId));
+    },
+
+    async revokeByUser(accountId) {
+      if (!isIndexedAccountId(accountId)) return 0;
+      const clients = await redis.zrange(userIndexKey(prefix, accountId), 0, -1);
+      return sumOver(clients, (clientId) => revokeByUserAndClient(accountId, clientId));
+    },
+
+    async revokeSessionsOfUser(accountId) {
+      if (!isIndexedAccountId(accountId)) return 0;
+      const index = sessionIndexKey(prefix, accountId);
+      let members: string[] = [];
+      let total = 0;
+      for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
+        const keys = [index, ...members.flatMap(memberKeys)];
+        const [count, rest] = (await run(redis, REVOKE_SESSIONS, keys, [
+          String(REVOKE_BATCH),
+          ...members,
+        ])) as [number, string[]];
+        total += Number(count);
+        if (rest.length === 0) return total;
+        members = rest;
+      }
+      throw new Error(`revokeSessionsOfUser(${accountId}) did not settle`);
+    },
+
+    listGrantsOfUser,
 
     async hit(key, windowSeconds): Promise<RateHit> {
       const windowMs = Math.max(1, Math.ceil(checkWindow(windowSeconds) * 1000));

@@ -4,12 +4,16 @@ import {
   assertModelName,
   checkExpiresIn,
   checkWindow,
+  isIndexedAccountId,
+  isOwnerId,
   type RateHit,
+  recordOwner,
   type RecordRef,
   type RecordWithVersions,
   type RecordWrite,
   type TokenPayload,
   type TokenStore,
+  type UserClientGrants,
 } from './types.ts';
 
 const RECORDS = TOKEN_TABLES.records;
@@ -64,13 +68,16 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
     assertModelName(model);
     const expiresIn = checkExpiresIn(write.expiresInSeconds);
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    const owner = recordOwner(payload);
     await raw(
-      `insert into ${RECORDS} (model, id, payload, grant_id, uid, user_code, consumed_at, expires_at)
-       values (?, ?, ?::jsonb, ?, ?, ?, to_timestamp(?::float8),
+      `insert into ${RECORDS} (model, id, payload, grant_id, uid, user_code, account_id, client_id,
+                               consumed_at, expires_at)
+       values (?, ?, ?::jsonb, ?, ?, ?, ?, ?, to_timestamp(?::float8),
                now() + make_interval(secs => ?::float8))
        on conflict (model, id) do update set
          payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
-         user_code = excluded.user_code, consumed_at = excluded.consumed_at, expires_at = excluded.expires_at`,
+         user_code = excluded.user_code, account_id = excluded.account_id, client_id = excluded.client_id,
+         consumed_at = excluded.consumed_at, expires_at = excluded.expires_at`,
       [
         model,
         id,
@@ -78,6 +85,8 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
         text(payload.grantId),
         text(payload.uid),
         text(payload.userCode),
+        owner?.accountId ?? null,
+        owner?.kind === 'client' ? owner.clientId : null,
         typeof payload.consumed === 'number' ? payload.consumed : null,
         expiresIn ?? null,
       ],
@@ -108,6 +117,25 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
       [model, value],
     );
     return decodeRow<P>(rows[0]);
+  }
+
+  /**
+   * Deletes the records `where` selects, pass after pass until a pass finds none: a rotation whose
+   * transaction held a row this pass waited for commits its new tokens first, and the next pass
+   * deletes them; a rotation after it finds its code or refresh token gone and writes nothing.
+   * Returns the usable tokens deleted (not Grant, not consumed, not expired).
+   */
+  async function revokeWhere(where: string, bindings: readonly Knex.RawBinding[]): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rows } = await raw<{ usable: boolean }>(
+        `delete from ${RECORDS} where ${where}
+         returning (model <> 'Grant' and consumed_at is null and ${LIVE}) as usable`,
+        bindings,
+      );
+      if (rows.length === 0) return total;
+      for (const row of rows) if (row.usable) total++;
+    }
   }
 
   async function sweep(table: string, key: string): Promise<number> {
@@ -166,6 +194,70 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
     async revokeByGrantId(grantId) {
       const result = await raw(`delete from ${RECORDS} where grant_id = ?`, [grantId]);
       return result.rowCount ?? 0;
+    },
+
+    revokeByUserAndClient(accountId, clientId) {
+      if (!isIndexedAccountId(accountId) || !isOwnerId(clientId)) return Promise.resolve(0);
+      return revokeWhere('account_id = ? and client_id = ?', [accountId, clientId]);
+    },
+
+    revokeByClient(clientId) {
+      if (!isOwnerId(clientId)) return Promise.resolve(0);
+      return revokeWhere('client_id = ?', [clientId]);
+    },
+
+    revokeByUser(accountId) {
+      if (!isIndexedAccountId(accountId)) return Promise.resolve(0);
+      return revokeWhere('account_id = ? and client_id is not null', [accountId]);
+    },
+
+    async revokeSessionsOfUser(accountId) {
+      if (!isIndexedAccountId(accountId)) return 0;
+      const result = await raw(
+        `delete from ${RECORDS} where account_id = ? and client_id is null and ${LIVE}`,
+        [accountId],
+      );
+      // Expired ones go too (the sweep would), without being counted.
+      await raw(`delete from ${RECORDS} where account_id = ? and client_id is null`, [accountId]);
+      return result.rowCount ?? 0;
+    },
+
+    async listGrantsOfUser(accountId): Promise<UserClientGrants[]> {
+      if (!isIndexedAccountId(accountId)) return [];
+      const iat = `case when jsonb_typeof(payload->'iat') = 'number' then (payload->>'iat')::float8 end`;
+      const { rows } = await raw<{
+        client_id: string;
+        first_grant: unknown;
+        first_any: unknown;
+        last_issued: unknown;
+        scopes: string[] | string | null;
+      }>(
+        `select client_id,
+           min(${iat}) filter (where model = 'Grant') as first_grant,
+           min(${iat}) as first_any,
+           max(${iat}) as last_issued,
+           coalesce(jsonb_agg(payload->'openid'->'scope') filter (where model = 'Grant'), '[]'::jsonb) as scopes
+         from ${RECORDS}
+         where account_id = ? and client_id is not null and ${LIVE}
+         group by client_id order by client_id`,
+        [accountId],
+      );
+      return rows.map((row) => {
+        const list = (
+          typeof row.scopes === 'string' ? JSON.parse(row.scopes) : (row.scopes ?? [])
+        ) as unknown[];
+        const scopes = new Set<string>();
+        for (const value of list)
+          if (typeof value === 'string')
+            for (const scope of value.split(' ')) if (scope !== '') scopes.add(scope);
+        const first = row.first_grant ?? row.first_any;
+        const firstGrantedAt = first === null || first === undefined ? 0 : Math.floor(toNumber(first));
+        const last =
+          row.last_issued === null || row.last_issued === undefined
+            ? firstGrantedAt
+            : Math.floor(toNumber(row.last_issued));
+        return { clientId: row.client_id, scopes: [...scopes].sort(), firstGrantedAt, lastIssuedAt: last };
+      });
     },
 
     async hit(key, windowSeconds): Promise<RateHit> {

@@ -17,6 +17,13 @@ export interface TokenPayload {
   userCode?: string;
   /** Epoch seconds at which the record was consumed; set by the store, read by oidc-provider. */
   consumed?: number;
+  /**
+   * Indexed with `clientId` (the owner index, docs/token-store.md): a record carrying both is found
+   * by `revokeByUserAndClient`, `revokeByClient` and `revokeByUser`; one carrying only an account
+   * (a browser Session) by `revokeSessionsOfUser`.
+   */
+  accountId?: string;
+  clientId?: string;
   [field: string]: unknown;
 }
 
@@ -68,6 +75,17 @@ export interface RecordWrite extends RecordRef {
   expiresInSeconds?: number | undefined;
 }
 
+/** What the owner index knows about one user's authorizations of one client (connected apps). */
+export interface UserClientGrants {
+  clientId: string;
+  /** Union of the scopes of the user's live grants of the client (Grant records), sorted. */
+  scopes: string[];
+  /** Epoch seconds: the oldest live grant (or record) of the user for the client. */
+  firstGrantedAt: number;
+  /** Epoch seconds: the latest grant, code or token issued to the client for the user. */
+  lastIssuedAt: number;
+}
+
 export interface TokenStore {
   readonly kind: 'redis' | 'sql';
 
@@ -99,6 +117,23 @@ export interface TokenStore {
   destroy(model: string, id: string): Promise<void>;
   /** Deletes every record (of any model) whose payload.grantId is `grantId`; returns how many. */
   revokeByGrantId(grantId: string): Promise<number>;
+
+  /**
+   * Deletes every record of the user for the client (grants, codes, access and refresh tokens: every
+   * record whose payload carries this `accountId` and `clientId`), atomically against concurrent
+   * rotations: a rotation settled before it is deleted with it, one settled after it finds its
+   * refresh token gone. Returns how many usable tokens ended (records other than `Grant` that were
+   * neither consumed nor expired).
+   */
+  revokeByUserAndClient(accountId: string, clientId: string): Promise<number>;
+  /** `revokeByUserAndClient` for every user of the client; returns the sum. */
+  revokeByClient(clientId: string): Promise<number>;
+  /** `revokeByUserAndClient` for every client of the user; returns the sum. */
+  revokeByUser(accountId: string): Promise<number>;
+  /** Deletes the records of the account that name no client (its browser Sessions); returns how many. */
+  revokeSessionsOfUser(accountId: string): Promise<number>;
+  /** The clients the user has live records of, with their grants' scopes and times (connected apps). */
+  listGrantsOfUser(accountId: string): Promise<UserClientGrants[]>;
 
   /** Fixed-window counter, atomic: the first hit opens a window of `windowSeconds`. */
   hit(key: string, windowSeconds: number): Promise<RateHit>;
@@ -132,7 +167,7 @@ export interface TokenStore {
 const MODEL_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /** Names of the Redis key spaces beside the records (`<prefix>oidc:<space>:...`): not models. */
-const RESERVED_NAMES = new Set(['grant', 'uid', 'userCode', 'consumed']);
+const RESERVED_NAMES = new Set(['grant', 'uid', 'userCode', 'consumed', 'idx']);
 
 /** Model names become part of keys: letters, digits and underscores, and none of the key spaces. */
 export function assertModelName(model: string): void {
@@ -153,4 +188,33 @@ export function checkWindow(windowSeconds: number): number {
   if (!Number.isFinite(windowSeconds) || windowSeconds <= 0)
     throw new TypeError(`invalid rate window: ${windowSeconds}`);
   return windowSeconds;
+}
+
+/** Longest account or client id the owner index takes (longer ones are not indexed). */
+const MAX_OWNER_ID = 256;
+
+/**
+ * The owner of a record for the owner index: `client` when the payload names an account and a
+ * client (grants, codes, tokens), `account` when only an account (a browser Session), else none.
+ * An account id never contains ':' (it separates the account from the client in index keys).
+ */
+export function recordOwner(
+  payload: TokenPayload,
+):
+  | { kind: 'client'; accountId: string; clientId: string }
+  | { kind: 'account'; accountId: string }
+  | undefined {
+  const { accountId, clientId } = payload;
+  if (!isOwnerId(accountId) || accountId.includes(':')) return undefined;
+  if (isOwnerId(clientId)) return { kind: 'client', accountId, clientId };
+  return { kind: 'account', accountId };
+}
+
+export function isOwnerId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_OWNER_ID;
+}
+
+/** A valid account id for the owner index operations (one that could have been indexed). */
+export function isIndexedAccountId(value: string): boolean {
+  return isOwnerId(value) && !value.includes(':');
 }
