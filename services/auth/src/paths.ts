@@ -20,6 +20,8 @@ export const PATHS = {
   settingsSignOut: '/auth/settings/sign-out',
   /** The settings pages' one script: the secret's copy button (optional; pages work without it). */
   settingsScript: '/auth/settings/assets/copy.js',
+  /** The signed-in user's pending invitations: accept or decline (the invitation e-mail links here). */
+  settingsInvitations: '/auth/settings/invitations',
   /** OAuth clients of the signed-in user: list, create, edit, secrets, delete. */
   settingsClients: '/auth/settings/developer/oauth-clients',
   /** Service administrators' review queue of OAuth clients (src/admin/). */

@@ -302,4 +302,22 @@ fieldset.choice legend { margin-bottom: 6px; }
 }
 .pager { display: flex; justify-content: space-between; align-items: center; gap: 12px; margin-top: 20px; }
 .owner-tag { font-size: 12px; color: var(--text); }
+/* The invitee's invitations (src/settings/pages/invitations.ts). */
+.count-badge {
+  display: inline-block; min-width: 24px; padding: 0 8px; border-radius: 999px; font-size: 14px; line-height: 24px;
+  text-align: center; vertical-align: middle; background: var(--brand); color: var(--brand-text);
+}
+.invitation-list { list-style: none; margin: 0; padding: 0; display: grid; gap: 12px; }
+.invitation {
+  display: flex; justify-content: space-between; align-items: center; gap: 16px;
+  border: 1px solid var(--border); border-radius: 10px; padding: 14px 16px;
+}
+.invitation h2 { margin: 0 0 4px; overflow-wrap: anywhere; }
+.invitation p { margin: 2px 0 0; }
+.invitation-main { min-width: 0; }
+.invitation-meta { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; font-size: 14px; }
+.invitation-actions { display: flex; gap: 8px; flex: none; }
+@media (max-width: 640px) {
+  .invitation { flex-direction: column; align-items: stretch; }
+}
 `;

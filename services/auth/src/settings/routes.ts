@@ -15,6 +15,7 @@ import {
   update,
 } from './clients.ts';
 import { copyScript } from './copy-script.ts';
+import { answerInvitation, invitationsList } from './invitations.ts';
 import { generate, revoke } from './secrets.ts';
 
 /** The settings pages (signed-in users) and the admin review page (service administrators). */
@@ -27,6 +28,9 @@ export function settingsRoutes(deps: AuthDeps): Router {
   router.post(PATHS.settingsSignIn, settingsSignIn(deps));
   router.post(PATHS.settingsSignOut, settingsSignOut(deps));
   router.get(PATHS.settings, page(showAccount));
+  router.get(PATHS.settingsInvitations, page(invitationsList));
+  router.post(`${PATHS.settingsInvitations}/:membershipId/accept`, answerInvitation(deps, 'accept'));
+  router.post(`${PATHS.settingsInvitations}/:membershipId/decline`, answerInvitation(deps, 'decline'));
   router.get(PATHS.settingsClients, page(listPage));
   router.post(PATHS.settingsClients, page(create));
   router.get(`${PATHS.settingsClients}/new`, page(newPage));

@@ -50,11 +50,17 @@ export function safeReturnPath(value: unknown): string {
 /**
  * The signed-in user, or a 303 to the sign-in page that comes back here afterwards (GET pages) /
  * to the page the form was on (POSTs land on a fresh form: their CSRF token was the old session's).
+ * `returnTo` names that page when the POST's own path has no GET (it goes through
+ * `safeReturnPath` like every other return).
  */
-export async function requireSignIn(deps: AuthDeps, ctx: Context): Promise<SignedIn | null> {
+export async function requireSignIn(
+  deps: AuthDeps,
+  ctx: Context,
+  returnTo?: string,
+): Promise<SignedIn | null> {
   const signedIn = await signedInUser(deps, ctx);
   if (signedIn) return signedIn;
-  const back = safeReturnPath(ctx.method === 'GET' ? ctx.originalUrl : ctx.path);
+  const back = safeReturnPath(returnTo ?? (ctx.method === 'GET' ? ctx.originalUrl : ctx.path));
   seeOther(ctx, `${PATHS.settingsSignIn}?return=${encodeURIComponent(back)}`);
   return null;
 }

@@ -5,7 +5,7 @@ import { sendPage } from '../../pages/layout.ts';
 import { PATHS } from '../../paths.ts';
 import type { SignedIn } from '../session.ts';
 
-export type Section = 'account' | 'clients' | 'review';
+export type Section = 'account' | 'invitations' | 'clients' | 'review';
 
 export interface ShellView {
   signedIn: SignedIn;
@@ -21,6 +21,7 @@ export function shell(view: ShellView, body: SafeHtml): SafeHtml {
   return html`<header class="settings-head">
 <nav class="tabs" aria-label="Settings">
 ${tab('account', PATHS.settings, 'Account')}
+${tab('invitations', PATHS.settingsInvitations, 'Invitations')}
 ${tab('clients', PATHS.settingsClients, 'OAuth clients')}
 ${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}
 </nav>
