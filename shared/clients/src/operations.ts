@@ -194,5 +194,7 @@ export async function deleteClient(deps: Runtime, actor: Actor, clientId: string
     return presentClient(client, hint);
   });
   await bumpClientVersion(deps.stores.tokenStore, clientId);
+  // Its grants and tokens go too (the owner index), not only refused while the id is unknown.
+  await deps.stores.tokenStore.revokeByClient(clientId);
   return deleted;
 }

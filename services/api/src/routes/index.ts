@@ -2,6 +2,7 @@ import type { AnyRoute } from '../routing/route.ts';
 import { schedulingRoutes } from './scheduling/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiKeyRoutes } from './api-keys/index.ts';
+import { connectedAppRoutes } from './connected-apps/index.ts';
 import { invitationRoutes } from './invitations/index.ts';
 import { meRoutes } from './me/index.ts';
 import { managedUserRoutes } from './managed-users/index.ts';
@@ -18,6 +19,7 @@ import { teamRoutes } from './teams/index.ts';
 export const routes: readonly AnyRoute[] = [
   ...schedulingRoutes,
   ...meRoutes,
+  ...connectedAppRoutes,
   ...invitationRoutes,
   ...apiKeyRoutes,
   ...teamRoutes,

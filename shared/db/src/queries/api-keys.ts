@@ -85,6 +85,15 @@ export async function revokeApiKey(knex: Knex, userId: number, apiKeyId: number)
   return count > 0;
 }
 
+/** Revokes every unrevoked key of the user (account recovery, deletion); returns how many. */
+export async function revokeAllApiKeys(knex: Knex, userId: number): Promise<number> {
+  if (!Number.isSafeInteger(userId)) return 0;
+  return knex('api_keys')
+    .where({ user_id: userId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: knex.fn.now() });
+}
+
 /**
  * Records a use. Writes at most once per `minIntervalSeconds` per key, so authenticating every
  * request does not turn into a write per request.

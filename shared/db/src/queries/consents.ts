@@ -51,6 +51,72 @@ export async function rememberConsent(
 /** Forgets the consent; the next authorization asks again. False when there was none. */
 export async function forgetConsent(knex: Knex, userId: number, clientId: string): Promise<boolean> {
   if (!Number.isSafeInteger(userId) || !isWellFormedClientId(clientId)) return false;
-  const count = await knex('oauth_consents').where({ user_id: userId, client_id: clientId }).del();
-  return count > 0;
+  // Raw, for the row count: knex's del() on the PGlite dialect answers the driver's result object.
+  const result = (await knex.raw('delete from oauth_consents where user_id = ? and client_id = ?', [
+    userId,
+    clientId,
+  ])) as { rowCount: number | null };
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Forgets every consent of the user (account recovery, deletion); returns how many. */
+export async function forgetAllConsents(knex: Knex, userId: number): Promise<number> {
+  if (!Number.isSafeInteger(userId)) return 0;
+  const result = (await knex.raw('delete from oauth_consents where user_id = ?', [userId])) as {
+    rowCount: number | null;
+  };
+  return result.rowCount ?? 0;
+}
+
+/** A remembered consent of the user, with the client's public face (connected apps). */
+export interface ConsentedClient {
+  clientId: string;
+  name: string;
+  logo: string | null;
+  websiteUrl: string | null;
+  scopes: string[];
+  createdAt: Date;
+}
+
+/**
+ * The clients the user has a remembered consent for, and those of `alsoClientIds` (the clients the
+ * token store holds the user's tokens of), with their name, logo and website. `scopes` and
+ * `createdAt` are the consent's; without a consent row (`consented` false) they are empty and now.
+ * Ordered by client name, then id. Deleted clients drop out.
+ */
+export async function listConsentedClients(
+  knex: Knex,
+  userId: number,
+  alsoClientIds: readonly string[],
+): Promise<Array<ConsentedClient & { consented: boolean }>> {
+  if (!Number.isSafeInteger(userId)) return [];
+  const ids = alsoClientIds.filter(isWellFormedClientId);
+  const { rows } = (await knex.raw(
+    `select c.id as client_id, c.name, c.logo, c.website_url, oc.scopes, oc.created_at,
+            (oc.user_id is not null) as consented
+       from oauth_clients c
+       left join oauth_consents oc on oc.client_id = c.id and oc.user_id = ?
+      where oc.user_id is not null or c.id in (select jsonb_array_elements_text(?::jsonb))
+      order by c.name, c.id`,
+    [userId, JSON.stringify(ids)],
+  )) as {
+    rows: Array<{
+      client_id: string;
+      name: string;
+      logo: string | null;
+      website_url: string | null;
+      scopes: string[] | null;
+      created_at: Date | string | null;
+      consented: boolean;
+    }>;
+  };
+  return rows.map((row) => ({
+    clientId: row.client_id,
+    name: row.name,
+    logo: row.logo,
+    websiteUrl: row.website_url,
+    scopes: row.scopes ?? [],
+    createdAt: row.created_at === null ? new Date() : new Date(row.created_at),
+    consented: row.consented,
+  }));
 }

@@ -7,6 +7,7 @@ import {
   listClientsRoute,
   updateClientRoute,
 } from './crud.ts';
+import { revokeClientTokensRoute } from './revoke-tokens.ts';
 import { createSecretRoute, listSecretsRoute, revokeSecretRoute } from './secrets.ts';
 
 /** OAuth-client management (owner's API key) and the admin review (service administrators). */
@@ -19,6 +20,7 @@ export const oauthClientRoutes: readonly AnyRoute[] = [
   createSecretRoute,
   listSecretsRoute,
   revokeSecretRoute,
+  revokeClientTokensRoute,
   adminListClientsRoute,
   approveClientRoute,
   rejectClientRoute,

@@ -1,0 +1,120 @@
+import { accessVersionKey } from '@sched/db/queries/access-facts';
+import { revokeAllApiKeys } from '@sched/db/queries/api-keys';
+import { forgetAllConsents, forgetConsent, listConsentedClients } from '@sched/db/queries/consents';
+import { isWellFormedClientId } from '@sched/db/queries/oauth-clients';
+import { NotFoundError } from '@sched/kit/errors';
+import { isKnownScope } from '@sched/policy/scopes';
+import type { Runtime } from '@sched/runtime/runtime';
+import { auditClient } from './audit.ts';
+import { type Actor, clientFor } from './rights.ts';
+
+/**
+ * Connected apps and revocation through the token store's owner index (docs/token-store.md "Owner
+ * index"): one store operation ends every grant, code, access and refresh token of a user for a
+ * client, of a client, or of a user. The API reads every access token from the store on every
+ * request, so the next request in any process is refused; the token endpoint finds the refresh
+ * token gone (`invalid_grant`).
+ */
+
+export interface ConnectedApp {
+  clientId: string;
+  name: string;
+  logo: string | null;
+  websiteUrl: string | null;
+  /** What the user allowed: the remembered consent and the scopes of live grants, sorted. */
+  scopes: string[];
+  /** The first authorization still remembered (consent or live grant). */
+  grantedAt: Date;
+  /** The last time the app was issued a grant, code or token for the user; null when none is live. */
+  lastUsedAt: Date | null;
+}
+
+export const CONNECTED_APP_NOT_FOUND = 'Connected app not found';
+
+/** The user's connected apps: clients with a remembered consent or live tokens, by name. */
+export async function listConnectedApps(deps: Runtime, userId: number): Promise<ConnectedApp[]> {
+  const grants = await deps.stores.tokenStore.listGrantsOfUser(String(userId));
+  const byClient = new Map(grants.map((grant) => [grant.clientId, grant]));
+  const clients = await listConsentedClients(deps.stores.db.knex, userId, [...byClient.keys()]);
+  return clients.map((client) => {
+    const live = byClient.get(client.clientId);
+    const scopes = new Set(client.scopes);
+    for (const scope of live?.scopes ?? []) if (isKnownScope(scope)) scopes.add(scope);
+    const consentedAt = client.consented ? client.createdAt.getTime() : Number.POSITIVE_INFINITY;
+    const grantedAt = Math.min(consentedAt, live ? live.firstGrantedAt * 1000 : Number.POSITIVE_INFINITY);
+    return {
+      clientId: client.clientId,
+      name: client.name,
+      logo: client.logo,
+      websiteUrl: client.websiteUrl,
+      scopes: [...scopes].sort(),
+      grantedAt: new Date(Number.isFinite(grantedAt) ? grantedAt : Date.now()),
+      lastUsedAt: live ? new Date(live.lastIssuedAt * 1000) : null,
+    };
+  });
+}
+
+/**
+ * Disconnects an app: forgets the remembered consent (the next authorization asks again), then
+ * ends every grant, code, access and refresh token of the user for the client. 404 when the user
+ * has neither a consent nor a token of the client (or the client is unknown).
+ */
+export async function disconnectApp(
+  deps: Runtime,
+  userId: number,
+  clientId: string,
+): Promise<{ revoked: number }> {
+  if (!isWellFormedClientId(clientId)) throw new NotFoundError(CONNECTED_APP_NOT_FOUND);
+  // Consent first: an authorization arriving meanwhile then asks again instead of reusing it.
+  const hadConsent = await forgetConsent(deps.stores.db.knex, userId, clientId);
+  const revoked = await deps.stores.tokenStore.revokeByUserAndClient(String(userId), clientId);
+  if (!hadConsent && revoked === 0) throw new NotFoundError(CONNECTED_APP_NOT_FOUND);
+  return { revoked };
+}
+
+/**
+ * Ends every token of the client, of every user (after a leak): its owner, an admin or owner of its
+ * organization, or a service administrator (`clientFor(..., 'manage')`: 404 for who cannot see the
+ * client, 403 for who can only see it). Remembered consents stay. Audited.
+ */
+export async function revokeClientTokens(deps: Runtime, actor: Actor, clientId: string): Promise<number> {
+  const knex = deps.stores.db.knex;
+  const client = await clientFor(knex, actor, clientId, 'manage');
+  const revoked = await deps.stores.tokenStore.revokeByClient(client.id);
+  await auditClient(knex, actor.userId, 'oauth_client.tokens_revoked', client.id, { revoked });
+  return revoked;
+}
+
+/** What `revokeEverythingOf` ended. */
+export interface RevokedEverything {
+  /** Usable access and refresh tokens (and unused codes) of every client. */
+  tokens: number;
+  /** API keys revoked. */
+  apiKeys: number;
+  /** Browser sessions at the authorization server (settings pages and authorization). */
+  sessions: number;
+  /** Remembered consents forgotten (every app asks again). */
+  consents: number;
+}
+
+/**
+ * Everything an account can be used with, ended at once: every remembered consent, OAuth grant and
+ * token of every client, every API key, every browser session. For a password reset (contract:
+ * "ends every session, revokes every API key and every OAuth grant"), an account disabled or
+ * deleted. Every API process refuses the tokens and keys on its next request (tokens: the records
+ * are gone; keys: the `user:<id>` version is bumped).
+ */
+export async function revokeEverythingOf(deps: Runtime, userId: number): Promise<RevokedEverything> {
+  const store = deps.stores.tokenStore;
+  const knex = deps.stores.db.knex;
+  const accountId = String(userId);
+  // Consents first, so that no authorization reuses one once the grants are gone.
+  const consents = await forgetAllConsents(knex, userId);
+  const [tokens, apiKeys, sessions] = await Promise.all([
+    store.revokeByUser(accountId),
+    revokeAllApiKeys(knex, userId),
+    store.revokeSessionsOfUser(accountId),
+  ]);
+  await store.bumpVersion(accessVersionKey.user(userId));
+  return { tokens, apiKeys, sessions, consents };
+}
