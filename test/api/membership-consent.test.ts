@@ -405,3 +405,22 @@ test('service administrators provision accepted organization memberships; nobody
     404,
   );
 });
+
+test('the OpenAPI document shows the invitation endpoints and their rules', async (t) => {
+  const document = (await call('GET', '/v2/openapi.json')).body;
+  for (const path of [
+    '/me/invitations',
+    '/me/invitations/{membershipId}/accept',
+    '/me/invitations/{membershipId}/decline',
+  ]) {
+    t.truthy(document.paths[path], path);
+  }
+  t.truthy(document.paths['/admin/organizations/{orgId}/memberships'].post);
+  const invite = document.paths['/teams/{teamId}/memberships'].post;
+  t.regex(invite.description, /the invited user must accept the invitation/);
+  t.regex(invite.description, /User not found/);
+  const patch = document.paths['/organizations/{orgId}/memberships/{membershipId}'].patch;
+  t.regex(patch.description, /You cannot grant permissions you do not hold/);
+  const remove = document.paths['/teams/{teamId}/memberships/{membershipId}'].delete;
+  t.regex(remove.description, /A member may leave/);
+});
