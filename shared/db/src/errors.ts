@@ -1,20 +1,11 @@
+import { StacklessError } from '@sched/kit/errors';
+
 /**
  * What the data layer reports about the data, not how a service answers it: each service's edge
  * turns these into its own responses (the API: services/api/src/errors/data-errors.ts). Like
  * AppError, they are answers rather than faults and carry no stack trace.
  */
-export abstract class DataError extends Error {
-  constructor(message: string) {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
-    this.name = new.target.name;
-  }
-}
+export abstract class DataError extends StacklessError {}
 
 /** What kind of record an error is about. */
 export type RecordKind =

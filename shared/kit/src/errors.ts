@@ -7,7 +7,21 @@
  * cost more than a successful read), so refusals were the cheapest way to load the server. Faults
  * (any other error) keep their stacks, and the 500 handler logs them.
  */
-export class AppError extends Error {
+/** An error that is an answer, not a fault: made without capturing a stack trace. */
+export abstract class StacklessError extends Error {
+  constructor(message: string) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+    this.name = new.target.name;
+  }
+}
+
+export class AppError extends StacklessError {
   readonly status: number;
   readonly code: string;
   readonly details: unknown;
@@ -19,14 +33,7 @@ export class AppError extends Error {
     message: string,
     options: { details?: unknown; headers?: Record<string, string> } = {},
   ) {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
-    this.name = new.target.name;
+    super(message);
     this.status = status;
     this.code = code;
     this.details = options.details;
