@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { errorEnvelope } from '@sched/kit/http/error-envelope';
 import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
+import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
 import { dataErrorToAppError } from './errors/data-errors.ts';
@@ -28,6 +29,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders());
   app.use(errorEnvelope(dataErrorToAppError));
+  app.use(rejectUnfitTarget());
   app.use(jsonBody());
   app.use(routers.routes());
   app.use(routers.allowedMethods());

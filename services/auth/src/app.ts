@@ -1,6 +1,7 @@
 import { NotFoundError } from '@sched/kit/errors';
 import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
+import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import type Koa from 'koa';
 import type { Context, Next } from 'koa';
@@ -56,6 +57,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(requestContext('auth', runtime.logger));
   provider.use(securityHeaders());
   provider.use(renderErrors(issuer));
+  provider.use(rejectUnfitTarget());
   provider.use(renderEmbedErrors());
   provider.use(pages.routes());
   provider.use(settingsRoutes(deps).routes());

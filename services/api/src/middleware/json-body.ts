@@ -2,7 +2,8 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 
 type KoaBodyOptions = NonNullable<Parameters<typeof koaBody>[0]>;
-import { UnsupportedMediaTypeError } from '@sched/kit/errors';
+import { BadRequestError, UnsupportedMediaTypeError } from '@sched/kit/errors';
+import { assertFitBody } from '@sched/kit/http/unfit-text';
 
 const ONE_MIB = '1mb';
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -31,6 +32,33 @@ export function jsonBody() {
     if (ctx.request.length !== undefined && ctx.request.length > 0) {
       if (!ctx.is('application/json', 'application/*+json')) throw new UnsupportedMediaTypeError();
     }
-    return parse(ctx, next);
+    let parsed = false;
+    return parse(ctx, () => {
+      parsed = true;
+      // Strings that may not enter (NUL, lone surrogates) are refused here, once, for every route.
+      assertFitBody((ctx.request as { body?: unknown }).body);
+      return next();
+    }).catch((error: unknown) => {
+      throw parsed ? error : bodyError(error, ctx.get('content-encoding'));
+    });
   };
+}
+
+/**
+ * What reading the body failed on, as an answer: a Content-Encoding we do not decode is 415, a
+ * body that is not what its encoding claims (gzip or deflate that does not inflate) is 400.
+ * Anything else the parser throws is left to the error envelope.
+ */
+function bodyError(error: unknown, encoding: string): unknown {
+  const { status, message, code } = error as { status?: unknown; message?: unknown; code?: unknown };
+  // The inflation package's refusal (the only 415 the parser throws after our Content-Type check).
+  if (status === 415 && String(message).startsWith('Unsupported Content-Encoding')) {
+    return new UnsupportedMediaTypeError(
+      `Content-Encoding ${encoding} is not supported: send gzip, deflate, br or an unencoded body`,
+    );
+  }
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return new BadRequestError(`Request body is not valid ${encoding || 'compressed'} data`);
+  }
+  return error;
 }

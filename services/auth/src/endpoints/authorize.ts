@@ -1,6 +1,5 @@
 import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
 import { parseScopeParameter } from '@sched/policy/scopes';
-import { BadRequestError } from '@sched/kit/errors';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { AuthorizationPageError, AuthorizationRedirectError } from '../errors.ts';
@@ -50,10 +49,6 @@ const PAGE = {
 export function authorizationRequest(deps: AuthDeps) {
   return async function authorizationRequestMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.authorize || ctx.method !== 'GET') return next();
-    // Every parameter ends up in stored JSON; NUL cannot be stored (Postgres jsonb) nor mean anything.
-    if (ctx.querystring.includes('%00') || ctx.querystring.includes('\u0000')) {
-      throw new BadRequestError('The request contains a NUL character.');
-    }
 
     const clientId = singleQueryValue(ctx, 'client_id');
     if (!clientId) throw PAGE.clientIdMissing();

@@ -1,4 +1,5 @@
 import { BadRequestError, PayloadTooLargeError } from '@sched/kit/errors';
+import { unfitTextReason } from '@sched/kit/http/unfit-text';
 import type { Context } from 'koa';
 
 /** Request bodies of the token, revocation and form endpoints are small; anything bigger is refused. */
@@ -63,8 +64,8 @@ function decodeUtf8(raw: Buffer): string {
 }
 
 function checkValue(name: string, value: string): string {
-  // NUL cannot be stored in Postgres text and has no business in any OAuth parameter.
-  if (value.includes('\u0000')) throw new BadRequestError(`Parameter ${name} contains a NUL character`);
+  const reason = unfitTextReason(value);
+  if (reason !== null) throw new BadRequestError(`Parameter ${name} ${reason}`);
   return value;
 }
 
@@ -120,6 +121,10 @@ export function parseJsonParams(text: string): Params {
  */
 export async function readParams(ctx: Context, options: { json: boolean }): Promise<Params> {
   const type = ctx.request.type;
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new BadRequestError(`Content-Encoding ${encoding} is not accepted here: send the body unencoded`);
+  }
   const raw = await readRaw(ctx, BODY_LIMIT_BYTES);
   if (type === '' && raw.length === 0) return Object.create(null);
   if (type === FORM) return parseForm(decodeUtf8(raw));

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { enableProcessMetrics, renderMetrics } from './metrics.ts';
 import { requestIdFrom } from './request-context.ts';
@@ -48,6 +49,56 @@ function sendJson(res: ServerResponse, status: number, body: unknown, requestId:
     'X-Request-Id': requestId,
   });
   res.end(JSON.stringify(body));
+}
+
+/** What Node's HTTP parser refuses before any handler runs, answered in the error envelope. */
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+  HPE_HEADER_OVERFLOW: {
+    status: 431,
+    reason: 'Request Header Fields Too Large',
+    code: 'RequestHeaderFieldsTooLarge',
+    message: 'Request headers are larger than the server accepts (16 KiB in all)',
+  },
+};
+const MALFORMED = {
+  status: 400,
+  reason: 'Bad Request',
+  code: 'BadRequest',
+  message: 'Malformed HTTP request',
+};
+
+/** The request target of the request line Node kept (`rawPacket`), if it parses. */
+function targetOf(rawPacket: unknown): string {
+  if (!Buffer.isBuffer(rawPacket)) return '';
+  const line = rawPacket.subarray(0, 2048).toString('latin1').split('\r\n', 1)[0] ?? '';
+  const target = line.split(' ')[1] ?? '';
+  const path = target.split('?', 1)[0] ?? '';
+  return /^\/[\x21-\x7e]*$/.test(path) ? path : '';
+}
+
+/**
+ * Node answers a request its parser refuses (headers over the limit, a broken request line) with
+ * a bare status line. This answers in the contract's envelope instead, then closes the connection.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify({
+    status: 'error',
+    timestamp: new Date().toISOString(),
+    path: targetOf(error.rawPacket),
+    error: { code: answer.code, message: answer.message },
+  });
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${answer.reason}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
+      body,
+  );
 }
 
 /** Runs each readiness check with a deadline; a failed one is named, its reason logged, not exposed. */
@@ -114,6 +165,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     }
     options.handler(req, res);
   });
+  server.on('clientError', answerClientError);
   // Slow-loris and idle keep-alive bounds; Node's defaults are generous.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
