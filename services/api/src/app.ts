@@ -27,7 +27,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   routers.adopt(docs);
 
   app.use(requestContext('api', deps.logger));
-  app.use(securityHeaders());
+  app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   app.use(errorEnvelope(dataErrorToAppError));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());

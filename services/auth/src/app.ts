@@ -1,6 +1,6 @@
 import { NotFoundError } from '@sched/kit/errors';
 import { requestContext } from '@sched/kit/http/request-context';
-import { securityHeaders } from '@sched/kit/http/security-headers';
+import { pinnedOrigin, securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import type Koa from 'koa';
@@ -55,7 +55,8 @@ export function createAuthApp(runtime: Runtime): Koa {
 
   provider.silent = true;
   provider.use(requestContext('auth', runtime.logger));
-  provider.use(securityHeaders());
+  provider.use(pinnedOrigin(issuer));
+  provider.use(securityHeaders({ publicUrl: issuer }));
   provider.use(renderErrors(issuer));
   provider.use(rejectUnfitTarget());
   provider.use(renderEmbedErrors());

@@ -2,7 +2,8 @@ import type { Context, Next } from 'koa';
 
 /**
  * Headers every response of ours carries. Pages that may be framed (the onboarding embed)
- * replace the frame-ancestors directive themselves.
+ * replace the frame-ancestors directive themselves. Served over https (the configured public
+ * URL says so), every response also carries Strict-Transport-Security.
  */
 const HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['X-Content-Type-Options', 'nosniff'],
@@ -12,11 +13,35 @@ const HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
 ];
 
-export function securityHeaders() {
+/** A year, subdomains included: the value browsers' preload lists ask for, without preloading. */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+export function securityHeaders(options: { publicUrl: string }) {
+  const headers: ReadonlyArray<readonly [string, string]> = options.publicUrl.startsWith('https:')
+    ? [...HEADERS, ['Strict-Transport-Security', HSTS]]
+    : HEADERS;
   return function securityHeadersMiddleware(ctx: Context, next: Next) {
     // Straight on the Node response: constant, valid strings need none of ctx.set's normalising
     // (which allocates arrays per call), and nothing has been sent yet.
-    for (const [name, value] of HEADERS) ctx.res.setHeader(name, value);
+    for (const [name, value] of headers) ctx.res.setHeader(name, value);
+    return next();
+  };
+}
+
+/**
+ * Every URL the service builds from the request (oidc-provider's endpoint URLs in discovery,
+ * redirects to its own pages) comes from the configured public URL, never from the Host or
+ * X-Forwarded-Host header a client sent: otherwise `Host: evil.example` would advertise endpoints
+ * on evil.example.
+ */
+export function pinnedOrigin(publicUrl: string) {
+  const url = new URL(publicUrl);
+  const protocol = url.protocol.slice(0, -1);
+  return function pinnedOriginMiddleware(ctx: Context, next: Next) {
+    const headers = ctx.req.headers;
+    headers.host = url.host;
+    delete headers['x-forwarded-host'];
+    if (ctx.protocol !== protocol) Object.defineProperty(ctx.request, 'protocol', { value: protocol });
     return next();
   };
 }
