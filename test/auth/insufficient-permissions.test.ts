@@ -71,12 +71,12 @@ test('user-level scopes need no membership', async (t) => {
 test('an organization member may grant ORG_ scopes; TEAM_ needs a team membership or org ADMIN/OWNER', async (t) => {
   const owner = await insertUser(knex());
   const member = await insertUser(knex());
-  const organization = await createOrganization(knex(), {
+  const organization = await createOrganization(knex(), system.stores.tokenStore, {
     name: 'Perm Org',
     slug: slug(),
     ownerUserId: owner.user.id,
   });
-  await createMembership(knex(), {
+  await createMembership(knex(), system.stores.tokenStore, {
     parent: { kind: 'organization', id: organization.id },
     member: { userId: member.user.id },
     role: 'MEMBER',
@@ -92,7 +92,7 @@ test('an organization member may grant ORG_ scopes; TEAM_ needs a team membershi
   t.true(asOwner.consentShown);
   t.truthy(asOwner.outcome.kind === 'redirect' && asOwner.outcome.url.searchParams.get('code'));
 
-  await createTeam(knex(), {
+  await createTeam(knex(), system.stores.tokenStore, {
     name: 'Perm Team',
     slug: slug(),
     organizationId: organization.id,
@@ -105,12 +105,12 @@ test('an organization member may grant ORG_ scopes; TEAM_ needs a team membershi
 test('an invitation that is not accepted grants nothing', async (t) => {
   const owner = await insertUser(knex());
   const invited = await insertUser(knex());
-  const organization = await createOrganization(knex(), {
+  const organization = await createOrganization(knex(), system.stores.tokenStore, {
     name: 'Invite Org',
     slug: slug(),
     ownerUserId: owner.user.id,
   });
-  await createMembership(knex(), {
+  await createMembership(knex(), system.stores.tokenStore, {
     parent: { kind: 'organization', id: organization.id },
     member: { userId: invited.user.id },
     role: 'ADMIN',
@@ -122,13 +122,13 @@ test('an invitation that is not accepted grants nothing', async (t) => {
 test('remembered consent does not outlive the membership it needed', async (t) => {
   const owner = await insertUser(knex());
   const member = await insertUser(knex());
-  const organization = await createOrganization(knex(), {
+  const organization = await createOrganization(knex(), system.stores.tokenStore, {
     name: 'Left Org',
     slug: slug(),
     ownerUserId: owner.user.id,
   });
   const parent = { kind: 'organization', id: organization.id } as const;
-  await createMembership(knex(), {
+  await createMembership(knex(), system.stores.tokenStore, {
     parent,
     member: { userId: member.user.id },
     role: 'MEMBER',
@@ -143,6 +143,6 @@ test('remembered consent does not outlive the membership it needed', async (t) =
   t.truthy(second.outcome.kind === 'redirect' && second.outcome.url.searchParams.get('code'));
 
   const membership = await findMembershipOfUser(knex(), parent, member.user.id);
-  await deleteMembership(knex(), parent, membership!.id);
+  await deleteMembership(knex(), system.stores.tokenStore, parent, membership!.id);
   assertRefused(t, await authorize(member, 'ORG_MEMBERSHIP_READ', browser), 'ORG_MEMBERSHIP_READ');
 });

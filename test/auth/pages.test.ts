@@ -27,7 +27,7 @@ const {
 
 test.before(async () => {
   // ORG_/TEAM_ scopes need an organization role to be granted (insufficient-permissions.test.ts).
-  await createOrganization(system.stores.db.knex, {
+  await createOrganization(system.stores.db.knex, system.stores.tokenStore, {
     name: 'Acme',
     slug: `acme-${Date.now()}`,
     ownerUserId: user.user.id,

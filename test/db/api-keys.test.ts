@@ -12,6 +12,8 @@ import { setUpTestDatabase } from '../support/database.ts';
 
 const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
+/** These tests have no token store: the writes' version bumps go nowhere. */
+const versions = { bumpVersion: async () => 0 };
 
 let sequence = 0;
 const newUser = () => createUser(knex(), { email: `keys${++sequence}@example.com` });
@@ -38,9 +40,9 @@ test('findActiveApiKeyByHash returns the owner until the key is revoked', async 
   t.false('password_hash' in (found?.user ?? {}));
   t.is(await findActiveApiKeyByHash(knex(), sha256Hex('svc_unknown')), null);
 
-  t.true(await revokeApiKey(knex(), user.id, key.id));
+  t.true(await revokeApiKey(knex(), versions, user.id, key.id));
   t.is(await findActiveApiKeyByHash(knex(), sha256Hex(key.plain)), null, 'revocation is immediate');
-  t.false(await revokeApiKey(knex(), user.id, key.id), 'already revoked');
+  t.false(await revokeApiKey(knex(), versions, user.id, key.id), 'already revoked');
 });
 
 test('listApiKeys shows id, hint and dates of unrevoked keys, newest first', async (t) => {
@@ -48,7 +50,7 @@ test('listApiKeys shows id, hint and dates of unrevoked keys, newest first', asy
   const first = await createApiKey(knex(), user.id);
   const second = await createApiKey(knex(), user.id);
   const third = await createApiKey(knex(), user.id);
-  await revokeApiKey(knex(), user.id, second.id);
+  await revokeApiKey(knex(), versions, user.id, second.id);
   const listed = await listApiKeys(knex(), user.id);
   t.deepEqual(
     listed.map((key) => key.id),
@@ -63,9 +65,9 @@ test("a user cannot revoke another user's key", async (t) => {
   const owner = await newUser();
   const intruder = await newUser();
   const key = await createApiKey(knex(), owner.id);
-  t.false(await revokeApiKey(knex(), intruder.id, key.id));
+  t.false(await revokeApiKey(knex(), versions, intruder.id, key.id));
   t.truthy(await findActiveApiKeyByHash(knex(), sha256Hex(key.plain)));
-  t.false(await revokeApiKey(knex(), owner.id, Number.NaN));
+  t.false(await revokeApiKey(knex(), versions, owner.id, Number.NaN));
 });
 
 test('touchLastUsed records a use, at most once per interval', async (t) => {

@@ -16,6 +16,8 @@ import { setUpTestDatabase } from '../support/database.ts';
 
 const database = setUpTestDatabase(test);
 const knex = () => database.db.knex;
+/** These tests have no token store: the writes' version bumps go nowhere. */
+const versions = { bumpVersion: async () => 0 };
 
 let sequence = 0;
 const email = (name = 'user') => `${name}${++sequence}@Example.com`;
@@ -165,7 +167,7 @@ test('updateUser changes only the given fields; null clears; conflicts are 409',
   const address = email('upd');
   const username = `upd${sequence}`;
   const user = await createUser(knex(), { email: address, name: 'Old', bio: 'hello', timeFormat: 12 });
-  const updated = await updateUser(knex(), user.id, {
+  const updated = await updateUser(knex(), versions, user.id, {
     name: 'New',
     timeZone: 'Europe/Berlin',
     weekStart: 'Sunday',
@@ -192,25 +194,25 @@ test('updateUser changes only the given fields; null clears; conflicts are 409',
     defaultScheduleId: user.defaultScheduleId,
   });
   t.true(updated!.updatedAt.getTime() >= user.updatedAt.getTime());
-  t.deepEqual(await updateUser(knex(), user.id, {}), updated);
-  t.is(await updateUser(knex(), 987654321, { name: 'x' }), null);
+  t.deepEqual(await updateUser(knex(), versions, user.id, {}), updated);
+  t.is(await updateUser(knex(), versions, 987654321, { name: 'x' }), null);
 
   const other = await createUser(knex(), { email: email('other') });
-  await t.throwsAsync(updateUser(knex(), other.id, { email: user.email.toUpperCase() }), {
+  await t.throwsAsync(updateUser(knex(), versions, other.id, { email: user.email.toUpperCase() }), {
     instanceOf: DuplicateRecordError,
   });
-  await t.throwsAsync(updateUser(knex(), other.id, { username: username.toUpperCase() }), {
+  await t.throwsAsync(updateUser(knex(), versions, other.id, { username: username.toUpperCase() }), {
     instanceOf: DuplicateRecordError,
   });
   // A default schedule must be the user's own.
-  await t.throwsAsync(updateUser(knex(), other.id, { defaultScheduleId: user.defaultScheduleId }));
+  await t.throwsAsync(updateUser(knex(), versions, other.id, { defaultScheduleId: user.defaultScheduleId }));
 });
 
 test('setServiceAdmin grants and withdraws', async (t) => {
   const user = await createUser(knex(), { email: email('adm') });
-  t.true(await setServiceAdmin(knex(), user.id));
+  t.true(await setServiceAdmin(knex(), versions, user.id));
   t.true((await findUserById(knex(), user.id))?.isServiceAdmin);
-  t.true(await setServiceAdmin(knex(), user.id, false));
+  t.true(await setServiceAdmin(knex(), versions, user.id, false));
   t.false((await findUserById(knex(), user.id))?.isServiceAdmin);
-  t.false(await setServiceAdmin(knex(), 987654321));
+  t.false(await setServiceAdmin(knex(), versions, 987654321));
 });

@@ -1,5 +1,6 @@
-import { deferredBumper, lockOAuthClient } from '@sched/db/queries/oauth-client-management';
-import type { OAuthClient, VersionBumper } from '@sched/db/queries/oauth-clients';
+import { lockOAuthClient } from '@sched/db/queries/oauth-client-management';
+import type { OAuthClient } from '@sched/db/queries/oauth-clients';
+import { transactionWithBumps, type VersionBumper } from '@sched/db/versions';
 import { NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Knex } from 'knex';
@@ -15,12 +16,9 @@ export async function withLockedClient<T>(
   clientId: string,
   work: (trx: Knex.Transaction, client: OAuthClient, bumper: VersionBumper) => Promise<T>,
 ): Promise<T> {
-  const bumper = deferredBumper();
-  const result = await deps.stores.db.knex.transaction(async (trx) => {
+  return transactionWithBumps(deps.stores.db.knex, deps.stores.tokenStore, async (trx, bumper) => {
     const client = await lockOAuthClient(trx, clientId);
     if (!client) throw new NotFoundError(CLIENT_NOT_FOUND);
     return work(trx, client, bumper);
   });
-  await bumper.flush(deps.stores.tokenStore);
-  return result;
 }

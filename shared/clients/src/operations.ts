@@ -1,6 +1,5 @@
 import {
   acceptedOrganizationRole,
-  deferredBumper,
   deleteOAuthClient,
   listClientsVisibleTo,
   lockOAuthClient,
@@ -9,7 +8,6 @@ import {
   updateClientSettings,
 } from '@sched/db/queries/oauth-client-management';
 import {
-  bumpClientVersion,
   type ClientReviewStatus,
   type CreatedClientSecret,
   createOAuthClient,
@@ -18,6 +16,7 @@ import {
   setReviewStatus,
   updateOAuthClient,
 } from '@sched/db/queries/oauth-clients';
+import { transactionWithBumps } from '@sched/db/versions';
 import { BadRequestError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import {
   type ClientReviewFields,
@@ -60,8 +59,8 @@ export async function createClient(
     if (!actor.serviceAdmin && role !== 'OWNER' && role !== 'ADMIN')
       throw new ForbiddenError(ORGANIZATION_FORBIDDEN);
   }
-  const bumper = deferredBumper();
-  const created = await knex.transaction(async (trx) => {
+  // A new client has nothing cached anywhere; the settings write bumps it after the commit anyway.
+  const created = await transactionWithBumps(knex, deps.stores.tokenStore, async (trx, bumper) => {
     const { client, secret } = await createOAuthClient(trx, {
       ownerUserId: actor.userId,
       name: input.name,
@@ -83,7 +82,6 @@ export async function createClient(
     const reloaded = await lockOAuthClient(trx, client.id);
     return { client: reloaded ?? client, secret };
   });
-  await bumpClientVersion(deps.stores.tokenStore, created.client.id);
   return created;
 }
 
@@ -183,17 +181,16 @@ export async function updateClient(
 /** Hard delete, audited; returns the client as it was (secret masked). */
 export async function deleteClient(deps: Runtime, actor: Actor, clientId: string): Promise<PresentedClient> {
   await clientFor(deps.stores.db.knex, actor, clientId, 'manage');
-  const deleted = await withLockedClient(deps, clientId, async (trx, client) => {
+  const deleted = await withLockedClient(deps, clientId, async (trx, client, bumper) => {
     const hint = (await newestSecretHints(trx, [client.id])).get(client.id);
     await auditClient(trx, actor.userId, 'oauth_client.deleted', client.id, {
       name: client.name,
       ownerUserId: client.ownerUserId,
       reviewStatus: client.reviewStatus,
     });
-    await deleteOAuthClient(trx, client.id);
+    await deleteOAuthClient(trx, bumper, client.id);
     return presentClient(client, hint);
   });
-  await bumpClientVersion(deps.stores.tokenStore, clientId);
   // Its grants and tokens go too (the owner index), not only refused while the id is unknown.
   await deps.stores.tokenStore.revokeByClient(clientId);
   return deleted;

@@ -6,13 +6,11 @@ import {
   type Invitation,
   type Invitee,
   listInvitations,
-  parentOfInvitation,
 } from '@sched/db/queries/invitations';
 import { findMembershipOfUser, type Membership } from '@sched/db/queries/memberships';
 import type { User } from '@sched/db/queries/users';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
-import { membershipsChanged } from './versions.ts';
 
 /**
  * The invitee's side of invitations, the same for the API (`/v2/me/invitations`) and the settings
@@ -58,13 +56,12 @@ export async function acceptMyInvitation(deps: Deps, user: User, membershipId: n
   }
   let membership: Membership;
   try {
-    membership = await acceptInvitation(knex, invitee, invitation);
+    membership = await acceptInvitation(knex, deps.stores.tokenStore, invitee, invitation);
   } catch (error) {
     if (error instanceof RecordNotFoundError) throw new NotFoundError(INVITATION_NOT_FOUND);
     if (error instanceof DuplicateRecordError) throw new ConflictError(ALREADY_A_MEMBER);
     throw error;
   }
-  await membershipsChanged(deps, parentOfInvitation(invitation));
   return membership;
 }
 
@@ -72,9 +69,8 @@ export async function acceptMyInvitation(deps: Deps, user: User, membershipId: n
 export async function declineMyInvitation(deps: Deps, user: User, membershipId: number): Promise<Invitation> {
   const invitee = inviteeOf(user);
   const invitation = await requireInvitation(deps, invitee, membershipId);
-  if (!(await declineInvitation(deps.stores.db.knex, invitee, invitation))) {
+  if (!(await declineInvitation(deps.stores.db.knex, deps.stores.tokenStore, invitee, invitation))) {
     throw new NotFoundError(INVITATION_NOT_FOUND);
   }
-  await membershipsChanged(deps, parentOfInvitation(invitation));
   return invitation;
 }

@@ -154,7 +154,7 @@ export function saveProfile(deps: AuthDeps) {
     }
     const { name, username, time_zone: timeZone, week_start: weekStart } = parsed.data;
     try {
-      await saveOnboardingProfile(deps.runtime.stores.db.knex, user.id, {
+      await saveOnboardingProfile(deps.runtime.stores.db.knex, deps.runtime.stores.tokenStore, user.id, {
         name,
         username,
         timeZone,
@@ -187,7 +187,12 @@ export function saveCalendar(deps: AuthDeps) {
     }
     const provider: CalendarProvider | null =
       parsed.data.action === 'connect' ? (parsed.data.provider as CalendarProvider) : null;
-    await saveOnboardingCalendar(deps.runtime.stores.db.knex, user.id, provider);
+    await saveOnboardingCalendar(
+      deps.runtime.stores.db.knex,
+      deps.runtime.stores.tokenStore,
+      user.id,
+      provider,
+    );
     seeOther(ctx, interactionPath(interaction.uid));
   };
 }

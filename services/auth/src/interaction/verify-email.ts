@@ -24,7 +24,8 @@ export function verifyEmail(deps: AuthDeps) {
     if (!record) throw invalidLink();
     const user = await findUserById(knex, record.userId);
     if (!user || user.email.toLowerCase() !== record.email.toLowerCase()) throw invalidLink();
-    if (!user.emailVerifiedAt) await updateUser(knex, user.id, { emailVerifiedAt: new Date() });
+    if (!user.emailVerifiedAt)
+      await updateUser(knex, deps.runtime.stores.tokenStore, user.id, { emailVerifiedAt: new Date() });
     sendPage(
       ctx,
       200,

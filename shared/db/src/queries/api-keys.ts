@@ -1,5 +1,7 @@
 import { newApiKey } from '@sched/kit/secrets';
 import type { Knex } from 'knex';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { mapUser, type User, type UserRow, userColumns } from './users.ts';
 
 /** What GET /v2/api-keys lists. */
@@ -76,12 +78,19 @@ export async function listApiKeys(knex: Knex, userId: number): Promise<ApiKeySum
  * Revokes one of the user's keys, effective at once. False when the user has no such unrevoked
  * key (another user's key counts as "no such key").
  */
-export async function revokeApiKey(knex: Knex, userId: number, apiKeyId: number): Promise<boolean> {
+export async function revokeApiKey(
+  knex: Knex,
+  versions: VersionBumper,
+  userId: number,
+  apiKeyId: number,
+): Promise<boolean> {
   if (!Number.isSafeInteger(apiKeyId)) return false;
   const count = await knex('api_keys')
     .where({ id: apiKeyId, user_id: userId })
     .whereNull('revoked_at')
     .update({ revoked_at: knex.fn.now() });
+  // The API caches keys by hash, tagged with their user's version.
+  if (count > 0) await bumpAfterWrite(knex, versions, [accessVersionKey.user(userId)]);
   return count > 0;
 }
 

@@ -1,7 +1,14 @@
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { DuplicateRecordError, RecordNotFoundError } from '../errors.ts';
-import { findMembership, type Membership, type MembershipParent, membershipKind } from './memberships.ts';
+import type { VersionBumper } from '../versions.ts';
+import {
+  bumpParent,
+  findMembership,
+  type Membership,
+  type MembershipParent,
+  membershipKind,
+} from './memberships.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -125,6 +132,7 @@ export const parentOfInvitation = (invitation: Invitation): MembershipParent =>
  */
 export async function acceptInvitation(
   knex: Knex,
+  versions: VersionBumper,
   invitee: Invitee,
   invitation: Invitation,
 ): Promise<Membership> {
@@ -141,6 +149,7 @@ export async function acceptInvitation(
     }
     throw error;
   }
+  await bumpParent(knex, versions, parent);
   return (await findMembership(knex, parent, invitation.id))!;
 }
 
@@ -150,10 +159,11 @@ export async function acceptInvitation(
  */
 export async function declineInvitation(
   knex: Knex,
+  versions: VersionBumper,
   invitee: Invitee,
   invitation: Invitation,
 ): Promise<boolean> {
-  return knex.transaction(async (trx) => {
+  const declined = await knex.transaction(async (trx) => {
     const rows = (await visibleTo(trx, invitee)
       .where('m.id', invitation.id)
       .delete()
@@ -166,4 +176,6 @@ export async function declineInvitation(
     }
     return true;
   });
+  if (declined) await bumpParent(knex, versions, parentOfInvitation(invitation));
+  return declined;
 }

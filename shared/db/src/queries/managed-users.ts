@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { transactionWithBumps, type VersionBumper } from '../versions.ts';
 import {
+  bumpUser,
   createUser,
   emailTakenError,
   mapUser,
@@ -85,26 +87,34 @@ export async function listManagedUsers(
 /** Null when the user is not one of this client's. E-mail used by another account: DuplicateRecordError. */
 export async function updateManagedUser(
   knex: Knex,
+  versions: VersionBumper,
   clientId: string,
   userId: number,
   patch: ManagedUserPatch,
 ): Promise<User | null> {
   const existing = await findManagedUser(knex, clientId, userId);
   if (!existing) return null;
-  if (patch.email === undefined) return updateUser(knex, userId, patch);
+  if (patch.email === undefined) return updateUser(knex, versions, userId, patch);
   const email = patch.email;
-  return knex.transaction(async (trx) => {
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
     await claimEmail(trx, email, userId);
-    return updateUser(trx, userId, patch);
+    return updateUser(trx, bumper, userId, patch);
   });
 }
 
 /** Deletes the user if it is one of this client's; returns it as it was, or null. */
-export async function deleteManagedUser(knex: Knex, clientId: string, userId: number): Promise<User | null> {
+export async function deleteManagedUser(
+  knex: Knex,
+  versions: VersionBumper,
+  clientId: string,
+  userId: number,
+): Promise<User | null> {
   if (!Number.isSafeInteger(userId)) return null;
   const [row] = (await knex('users')
     .where({ id: userId, managed_by_client_id: clientId })
     .delete()
     .returning(USER_COLUMNS)) as UserRow[];
-  return row ? mapUser(row) : null;
+  if (!row) return null;
+  await bumpUser(knex, versions, userId);
+  return mapUser(row);
 }

@@ -1,6 +1,8 @@
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { DuplicateRecordError, type RecordKind, RecordNotFoundError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -10,6 +12,14 @@ import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.ts';
  * nobody has accepted yet, of that address (`invitedEmail`, no user).
  */
 export type MembershipParent = { kind: 'organization'; id: number } | { kind: 'team'; id: number };
+
+/** The version a change of the parent's memberships bumps: `org:<id>` or `team:<id>` (access-facts.ts). */
+export const parentVersionKey = (parent: MembershipParent): string =>
+  parent.kind === 'organization' ? accessVersionKey.org(parent.id) : accessVersionKey.team(parent.id);
+
+/** Every membership write bumps its parent's version once it is committed. */
+export const bumpParent = (knex: Knex, versions: VersionBumper, parent: MembershipParent): Promise<void> =>
+  bumpAfterWrite(knex, versions, [parentVersionKey(parent)]);
 
 /** The member's public profile, as the Membership output shows it. */
 export interface MemberProfile {
@@ -181,7 +191,11 @@ const INVITED_EMAIL_INDEXES = [
  * Creates a membership. Already a member, or already invited at that address:
  * DuplicateRecordError (field `user` or `email`); the user gone: RecordNotFoundError('user').
  */
-export async function createMembership(knex: Knex, input: NewMembership): Promise<Membership> {
+export async function createMembership(
+  knex: Knex,
+  versions: VersionBumper,
+  input: NewMembership,
+): Promise<Membership> {
   let id: number;
   try {
     const [row] = (await knex('memberships')
@@ -208,6 +222,7 @@ export async function createMembership(knex: Knex, input: NewMembership): Promis
     if (isForeignKeyViolation(error)) throw new RecordNotFoundError('user');
     throw error;
   }
+  await bumpParent(knex, versions, input.parent);
   return (await findMembership(knex, input.parent, id))!;
 }
 
@@ -268,6 +283,7 @@ export interface MembershipPatch {
 /** Applies the patch; null when the membership is not under this parent. */
 export async function updateMembership(
   knex: Knex,
+  versions: VersionBumper,
   parent: MembershipParent,
   membershipId: number,
   patch: MembershipPatch,
@@ -281,6 +297,7 @@ export async function updateMembership(
       .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
       .update(changes);
     if (count === 0) return null;
+    await bumpParent(knex, versions, parent);
   }
   return findMembership(knex, parent, membershipId);
 }
@@ -288,6 +305,7 @@ export async function updateMembership(
 /** Deletes the membership; false when it is not under this parent. */
 export async function deleteMembership(
   knex: Knex,
+  versions: VersionBumper,
   parent: MembershipParent,
   membershipId: number,
 ): Promise<boolean> {
@@ -296,6 +314,7 @@ export async function deleteMembership(
     .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
     .delete()
     .returning('id')) as unknown[];
+  if (rows.length > 0) await bumpParent(knex, versions, parent);
   return rows.length > 0;
 }
 
@@ -306,10 +325,12 @@ export async function deleteMembership(
  */
 export async function deleteOrganizationMembership(
   knex: Knex,
+  versions: VersionBumper,
   organizationId: number,
   membershipId: number,
 ): Promise<boolean> {
-  return knex.transaction(async (trx) => {
+  // The organization's version also covers the team-level facts of its teams.
+  const deleted = await knex.transaction(async (trx) => {
     const [row] = (await trx('memberships')
       .where({ id: membershipId, organization_id: organizationId })
       .delete()
@@ -325,6 +346,8 @@ export async function deleteOrganizationMembership(
     await ofMember.delete();
     return true;
   });
+  if (deleted) await bumpParent(knex, versions, { kind: 'organization', id: organizationId });
+  return deleted;
 }
 
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */

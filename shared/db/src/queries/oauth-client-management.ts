@@ -3,7 +3,7 @@ import {
   CLIENT_COLUMNS,
   type ClientReviewStatus,
   type ClientRow,
-  clientVersionKey,
+  bumpClientVersion,
   findOAuthClient,
   isWellFormedClientId,
   mapClient,
@@ -17,23 +17,7 @@ import {
  * rows a review decision writes are in `mail-outbox.ts`.
  */
 
-/**
- * Collects version bumps made inside a transaction so they can run after commit (the
- * `oauth-clients.ts` writers bump at once; inside a transaction that would be too early).
- */
-export function deferredBumper(): VersionBumper & { flush(target: VersionBumper): Promise<void> } {
-  const keys = new Set<string>();
-  return {
-    async bumpVersion(key: string) {
-      keys.add(key);
-      return 0;
-    },
-    async flush(target: VersionBumper) {
-      for (const key of keys) await target.bumpVersion(key);
-      keys.clear();
-    },
-  };
-}
+export { deferredBumper } from '../versions.ts';
 
 /** Locks the client row (inside a transaction) and returns the client, or null. */
 export async function lockOAuthClient(trx: Knex, id: string): Promise<OAuthClient | null> {
@@ -139,7 +123,7 @@ export async function updateClientSettings(
   if (Object.keys(changes).length === 0 || !isWellFormedClientId(clientId)) return false;
   changes['updated_at'] = knex.fn.now();
   const count = await knex('oauth_clients').where({ id: clientId }).update(changes);
-  if (count > 0) await versions.bumpVersion(clientVersionKey(clientId));
+  if (count > 0) await bumpClientVersion(knex, versions, clientId);
   return count > 0;
 }
 
@@ -152,10 +136,17 @@ export async function countActiveSecrets(knex: Knex, clientId: string): Promise<
   return Number(row?.count ?? 0);
 }
 
-/** Hard delete: secrets, consents and managed users go with it (foreign keys). */
-export async function deleteOAuthClient(knex: Knex, clientId: string): Promise<boolean> {
+/** Hard delete: secrets, consents and managed users go with it (foreign keys). Bumps the client. */
+export async function deleteOAuthClient(
+  knex: Knex,
+  versions: VersionBumper,
+  clientId: string,
+): Promise<boolean> {
   if (!isWellFormedClientId(clientId)) return false;
-  return (await knex('oauth_clients').where({ id: clientId }).delete()) > 0;
+  const deleted = (await knex('oauth_clients').where({ id: clientId }).delete()) > 0;
+  // Bumped whatever the count says (PGlite does not report counts of deletes).
+  await bumpClientVersion(knex, versions, clientId);
+  return deleted;
 }
 
 /** The role of the user's accepted membership of the organization, or null. */

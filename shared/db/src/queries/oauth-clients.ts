@@ -2,6 +2,9 @@ import { newClientSecret, randomToken } from '@sched/kit/secrets';
 import { isLegacyScopeSet } from '@sched/policy/scopes';
 import type { Knex } from 'knex';
 import { LimitReachedError, RecordStateError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+
+export type { VersionBumper } from '../versions.ts';
 
 /**
  * OAuth clients and their secrets (docs/schema.md, migration 0004). The client-lifecycle code writes
@@ -10,11 +13,9 @@ import { LimitReachedError, RecordStateError } from '../errors.ts';
  * Cache invalidation contract: the authorization server caches clients per process and checks the
  * token-store version `clientVersionKey(id)` on every request that uses one. Every change to a
  * client that matters for authorization (any column, a secret added or revoked, a review
- * decision, deletion) must bump that version after it is committed, which is why the write
- * functions below take a `VersionBumper` and bump once their statement succeeded. Called with a
- * transaction, pass a bumper that holds the bumps until the commit (a bump before the commit lets
- * another process cache the old row under the new version). Code that writes clients any other way
- * must call `bumpClientVersion` itself.
+ * decision, deletion) bumps that version after it is committed: the write functions take a
+ * `VersionBumper` and bump once their statement succeeded (shared/db/src/versions.ts; inside a
+ * transaction, the bumper of `transactionWithBumps`).
  */
 
 export const CLIENT_TYPES = ['confidential', 'public'] as const;
@@ -162,15 +163,9 @@ export function mapClient(row: ClientRow): OAuthClient {
 /** Token-store version key of a client (docs/token-store.md: `ver:<key>`). */
 export const clientVersionKey = (clientId: string): string => `client:${clientId}`;
 
-/** What a write needs to invalidate caches: the token store's `bumpVersion`. */
-export interface VersionBumper {
-  bumpVersion(key: string): Promise<number>;
-}
-
-/** Tells every process that `clientId` changed; call after the change is committed. */
-export async function bumpClientVersion(versions: VersionBumper, clientId: string): Promise<void> {
-  await versions.bumpVersion(clientVersionKey(clientId));
-}
+/** Tells every process that `clientId` changed (the writers below, after their write). */
+export const bumpClientVersion = (knex: Knex, versions: VersionBumper, clientId: string): Promise<void> =>
+  bumpAfterWrite(knex, versions, [clientVersionKey(clientId)]);
 
 /** Client ids are url-safe random strings (check constraint); anything else cannot exist. */
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -295,7 +290,7 @@ export async function addClientSecret(
       throw new LimitReachedError('oauthClientSecret', MAX_ACTIVE_SECRETS, TOO_MANY_SECRETS_MESSAGE);
     return insertSecret(trx, clientId);
   });
-  if (created) await bumpClientVersion(versions, clientId);
+  if (created) await bumpClientVersion(knex, versions, clientId);
   return created;
 }
 
@@ -325,7 +320,7 @@ export async function revokeClientSecret(
     .where({ id: secretId, client_id: clientId })
     .whereNull('revoked_at')
     .update({ revoked_at: knex.fn.now() });
-  if (count > 0) await bumpClientVersion(versions, clientId);
+  if (count > 0) await bumpClientVersion(knex, versions, clientId);
   return count > 0;
 }
 
@@ -353,7 +348,7 @@ export async function setReviewStatus(
     })
     .returning(CLIENT_COLUMNS)) as ClientRow[];
   if (!row) return null;
-  await bumpClientVersion(versions, clientId);
+  await bumpClientVersion(knex, versions, clientId);
   return mapClient(row);
 }
 
@@ -397,6 +392,6 @@ export async function updateOAuthClient(
     .update(changes)
     .returning(CLIENT_COLUMNS)) as ClientRow[];
   if (!row) return null;
-  await bumpClientVersion(versions, clientId);
+  await bumpClientVersion(knex, versions, clientId);
   return mapClient(row);
 }

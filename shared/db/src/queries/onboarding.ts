@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
+import type { VersionBumper } from '../versions.ts';
 import { isUniqueViolation } from './pg-errors.ts';
-import { mapUser, USER_COLUMNS, type User, type UserRow, type Weekday } from './users.ts';
+import { bumpUser, mapUser, USER_COLUMNS, type User, type UserRow, type Weekday } from './users.ts';
 
 /**
  * The onboarding steps of a user (users.onboarding_step: 'profile' -> 'calendar' -> 'complete').
@@ -26,12 +27,14 @@ export interface OnboardingProfile {
  */
 export async function saveOnboardingProfile(
   knex: Knex,
+  versions: VersionBumper,
   userId: number,
   profile: OnboardingProfile,
 ): Promise<User | null> {
   if (!Number.isSafeInteger(userId)) return null;
+  let saved: User | null;
   try {
-    return await knex.transaction(async (trx) => {
+    saved = await knex.transaction(async (trx) => {
       const [row] = (await trx('users')
         .where({ id: userId })
         .update({
@@ -60,6 +63,8 @@ export async function saveOnboardingProfile(
     }
     throw error;
   }
+  if (saved) await bumpUser(knex, versions, userId);
+  return saved;
 }
 
 /**
@@ -69,6 +74,7 @@ export async function saveOnboardingProfile(
  */
 export async function saveOnboardingCalendar(
   knex: Knex,
+  versions: VersionBumper,
   userId: number,
   calendarProvider: string | null,
 ): Promise<User | null> {
@@ -78,5 +84,7 @@ export async function saveOnboardingCalendar(
     .whereIn('onboarding_step', ['calendar', 'complete'])
     .update({ calendar_provider: calendarProvider, onboarding_step: 'complete', updated_at: knex.fn.now() })
     .returning(USER_COLUMNS)) as UserRow[];
-  return row ? mapUser(row) : null;
+  if (!row) return null;
+  await bumpUser(knex, versions, userId);
+  return mapUser(row);
 }

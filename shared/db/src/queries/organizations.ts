@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** An organization (contract §8: `{id, name, slug, pbacEnabled}`). */
@@ -48,9 +50,14 @@ export interface NewOrganization {
 }
 
 /** Creates an organization and its owner's membership. Slug taken (any case): DuplicateRecordError('organization', 'slug'). */
-export async function createOrganization(knex: Knex, input: NewOrganization): Promise<Organization> {
+export async function createOrganization(
+  knex: Knex,
+  versions: VersionBumper,
+  input: NewOrganization,
+): Promise<Organization> {
+  let created: Organization;
   try {
-    return await knex.transaction(async (trx) => {
+    created = await knex.transaction(async (trx) => {
       const [row] = (await trx('organizations')
         .insert({ name: input.name, slug: input.slug, pbac_enabled: input.pbacEnabled ?? false })
         .returning(COLUMNS)) as OrganizationRow[];
@@ -66,6 +73,8 @@ export async function createOrganization(knex: Knex, input: NewOrganization): Pr
   } catch (error) {
     rethrowSlugConflict(error);
   }
+  await bumpAfterWrite(knex, versions, [accessVersionKey.org(created.id)]);
+  return created;
 }
 
 export async function findOrganizationById(knex: Knex, id: number): Promise<Organization | null> {
@@ -83,6 +92,7 @@ export interface OrganizationPatch {
 /** Applies the patch; null when there is no such organization. Slug taken: DuplicateRecordError. */
 export async function updateOrganization(
   knex: Knex,
+  versions: VersionBumper,
   id: number,
   patch: OrganizationPatch,
 ): Promise<Organization | null> {
@@ -92,12 +102,15 @@ export async function updateOrganization(
   if (patch.pbacEnabled !== undefined) changes['pbac_enabled'] = patch.pbacEnabled;
   if (Object.keys(changes).length === 0) return findOrganizationById(knex, id);
   changes['updated_at'] = knex.fn.now();
+  let row: OrganizationRow | undefined;
   try {
-    const [row] = (await knex('organizations').where({ id }).update(changes).returning(COLUMNS)) as
+    [row] = (await knex('organizations').where({ id }).update(changes).returning(COLUMNS)) as
       | OrganizationRow[]
       | [];
-    return row ? mapOrganization(row) : null;
   } catch (error) {
     rethrowSlugConflict(error);
   }
+  if (!row) return null;
+  await bumpAfterWrite(knex, versions, [accessVersionKey.org(id)]);
+  return mapOrganization(row);
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -101,9 +103,23 @@ export interface NewRole {
   permissions?: readonly string[];
 }
 
-/** Creates a custom role. Duplicate name in the organization (any case): DuplicateRecordError('role', 'name')
- * (the API answers it with a 400, per contract). */
-export async function createRole(knex: Knex, organizationId: number, input: NewRole): Promise<Role> {
+/**
+ * Role writes bump `org:<organizationId>` (custom roles and their permissions are access facts of
+ * the organization) after they commit.
+ */
+const bumpOrganization = (knex: Knex, versions: VersionBumper, organizationId: number | null) =>
+  bumpAfterWrite(knex, versions, organizationId === null ? [] : [accessVersionKey.org(organizationId)]);
+
+/**
+ * Creates a custom role. Duplicate name in the organization (any case):
+ * DuplicateRecordError('role', 'name') (the API answers it with a 400, per contract).
+ */
+export async function createRole(
+  knex: Knex,
+  versions: VersionBumper,
+  organizationId: number,
+  input: NewRole,
+): Promise<Role> {
   try {
     const id = await knex.transaction(async (trx) => {
       const [row] = (await trx('roles')
@@ -123,6 +139,7 @@ export async function createRole(knex: Knex, organizationId: number, input: NewR
       }
       return row!.id;
     });
+    await bumpOrganization(knex, versions, organizationId);
     return (await findRole(knex, organizationId, id))!;
   } catch (error) {
     rethrowDuplicateName(error);
@@ -143,6 +160,7 @@ export interface RolePatch {
  */
 export async function updateRole(
   knex: Knex,
+  versions: VersionBumper,
   organizationId: number,
   roleId: string,
   patch: RolePatch,
@@ -168,16 +186,23 @@ export async function updateRole(
   } catch (error) {
     rethrowDuplicateName(error);
   }
+  await bumpOrganization(knex, versions, organizationId);
   return findRole(knex, organizationId, roleId);
 }
 
 /** Deletes a custom role of the organization (its memberships lose it); false when there is none. */
-export async function deleteRole(knex: Knex, organizationId: number, roleId: string): Promise<boolean> {
+export async function deleteRole(
+  knex: Knex,
+  versions: VersionBumper,
+  organizationId: number,
+  roleId: string,
+): Promise<boolean> {
   // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
   const rows = (await knex('roles')
     .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
     .delete()
     .returning('id')) as unknown[];
+  if (rows.length > 0) await bumpOrganization(knex, versions, organizationId);
   return rows.length > 0;
 }
 
@@ -191,10 +216,16 @@ export async function listRolePermissions(knex: Knex, roleId: string): Promise<s
 
 /**
  * First statement of every permission change: bumps updated_at and takes the role's row lock, so
- * concurrent changes of one role's permissions run one after the other.
+ * concurrent changes of one role's permissions run one after the other. Returns the role's
+ * organization (null for none: a system role, or no such role), whose version the change bumps.
  */
-const lockAndTouch = (trx: Knex, roleId: string) =>
-  trx('roles').where({ id: roleId }).update({ updated_at: trx.fn.now() });
+async function lockAndTouch(trx: Knex, roleId: string): Promise<number | null> {
+  const [row] = (await trx('roles')
+    .where({ id: roleId })
+    .update({ updated_at: trx.fn.now() })
+    .returning('organization_id')) as Array<{ organization_id: number | string | null }>;
+  return row?.organization_id == null ? null : Number(row.organization_id);
+}
 
 /** Inserts permissions the role does not hold yet (each once). */
 async function insertPermissions(trx: Knex.Transaction, roleId: string, permissions: readonly string[]) {
@@ -208,44 +239,53 @@ async function insertPermissions(trx: Knex.Transaction, roleId: string, permissi
 /** Adds permissions (those already held are kept once); returns the role's permissions. */
 export async function addRolePermissions(
   knex: Knex,
+  versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
 ): Promise<string[]> {
-  await knex.transaction(async (trx) => {
-    await lockAndTouch(trx, roleId);
+  const organizationId = await knex.transaction(async (trx) => {
+    const organizationId = await lockAndTouch(trx, roleId);
     await insertPermissions(trx, roleId, permissions);
+    return organizationId;
   });
+  await bumpOrganization(knex, versions, organizationId);
   return listRolePermissions(knex, roleId);
 }
 
 /** Replaces every permission of the role; returns the new list. */
 export async function replaceRolePermissions(
   knex: Knex,
+  versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
 ): Promise<string[]> {
-  await knex.transaction(async (trx) => {
-    await lockAndTouch(trx, roleId);
+  const organizationId = await knex.transaction(async (trx) => {
+    const organizationId = await lockAndTouch(trx, roleId);
     await trx('role_permissions').where({ role_id: roleId }).delete();
     await insertPermissions(trx, roleId, permissions);
+    return organizationId;
   });
+  await bumpOrganization(knex, versions, organizationId);
   return listRolePermissions(knex, roleId);
 }
 
 /** Removes the permissions the role holds among these (others are ignored); returns what is left. */
 export async function removeRolePermissions(
   knex: Knex,
+  versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
 ): Promise<string[]> {
-  await knex.transaction(async (trx) => {
-    await lockAndTouch(trx, roleId);
+  const organizationId = await knex.transaction(async (trx) => {
+    const organizationId = await lockAndTouch(trx, roleId);
     if (permissions.length > 0) {
       await trx('role_permissions')
         .where({ role_id: roleId })
         .whereIn('permission', [...permissions])
         .delete();
     }
+    return organizationId;
   });
+  await bumpOrganization(knex, versions, organizationId);
   return listRolePermissions(knex, roleId);
 }

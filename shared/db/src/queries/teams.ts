@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** A team; `organizationId` null for a team outside any organization. */
@@ -44,9 +46,10 @@ export interface NewTeam {
  * Creates a team and its owner's membership. Slug taken (any case; per organization, or among
  * teams outside organizations): DuplicateRecordError('team', 'slug').
  */
-export async function createTeam(knex: Knex, input: NewTeam): Promise<Team> {
+export async function createTeam(knex: Knex, versions: VersionBumper, input: NewTeam): Promise<Team> {
+  let created: Team;
   try {
-    return await knex.transaction(async (trx) => {
+    created = await knex.transaction(async (trx) => {
       const [row] = (await trx('teams')
         .insert({ name: input.name, slug: input.slug, organization_id: input.organizationId })
         .returning(['id', 'name', 'slug', 'organization_id', 'created_at', 'updated_at'])) as TeamRow[];
@@ -65,6 +68,11 @@ export async function createTeam(knex: Knex, input: NewTeam): Promise<Team> {
     }
     throw error;
   }
+  // A team created in an organization is a fact of the organization too.
+  const keys = [accessVersionKey.team(created.id)];
+  if (created.organizationId !== null) keys.push(accessVersionKey.org(created.organizationId));
+  await bumpAfterWrite(knex, versions, keys);
+  return created;
 }
 
 export async function findTeamById(knex: Knex, id: number): Promise<Team | null> {

@@ -2,6 +2,8 @@ import { hashPassword, verifyPassword } from '@sched/kit/passwords';
 import { WEEKDAY_NAMES, type WeekdayName } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
+import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { accessVersionKey } from './access-facts.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** The users.week_start values: the week-day names of `@sched/policy/booking-periods`. */
@@ -306,7 +308,12 @@ const PATCH_COLUMNS: { [K in keyof Required<UserPatch>]: string } = {
  * Applies `patch` and returns the updated user, or null when there is no such user. Duplicate
  * e-mail or username: DuplicateRecordError('user', field). Does not touch the schedule's time zone.
  */
-export async function updateUser(knex: Knex, id: number, patch: UserPatch): Promise<User | null> {
+export async function updateUser(
+  knex: Knex,
+  versions: VersionBumper,
+  id: number,
+  patch: UserPatch,
+): Promise<User | null> {
   const changes: Record<string, unknown> = {};
   for (const key of Object.keys(PATCH_COLUMNS) as Array<keyof UserPatch>) {
     const value = patch[key];
@@ -317,18 +324,34 @@ export async function updateUser(knex: Knex, id: number, patch: UserPatch): Prom
   }
   if (Object.keys(changes).length === 0) return findUserById(knex, id);
   changes['updated_at'] = knex.fn.now();
+  let row: UserRow | undefined;
   try {
-    const [row] = (await knex('users').where({ id }).update(changes).returning(USER_COLUMNS)) as UserRow[];
-    return row ? mapUser(row) : null;
+    [row] = (await knex('users').where({ id }).update(changes).returning(USER_COLUMNS)) as UserRow[];
   } catch (error) {
     rethrowUserConflict(error);
   }
+  if (!row) return null;
+  await bumpUser(knex, versions, id);
+  return mapUser(row);
 }
 
+/**
+ * Every write of a user row (and of the user's API keys) bumps `user:<id>` once committed: the
+ * API caches the user's facts and shows their profile in cached membership reads.
+ */
+export const bumpUser = (knex: Knex, versions: VersionBumper, userId: number): Promise<void> =>
+  bumpAfterWrite(knex, versions, [accessVersionKey.user(userId)]);
+
 /** Grants (or withdraws) service administration. False when there is no such user. */
-export async function setServiceAdmin(knex: Knex, userId: number, isServiceAdmin = true): Promise<boolean> {
+export async function setServiceAdmin(
+  knex: Knex,
+  versions: VersionBumper,
+  userId: number,
+  isServiceAdmin = true,
+): Promise<boolean> {
   const count = await knex('users')
     .where({ id: userId })
     .update({ is_service_admin: isServiceAdmin, updated_at: knex.fn.now() });
+  if (count > 0) await bumpUser(knex, versions, userId);
   return count > 0;
 }

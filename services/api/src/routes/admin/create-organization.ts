@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idValue, slug, text } from '../../routing/schemas.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 
 export const createOrganizationRoute = defineRoute({
   method: 'POST',
@@ -18,8 +17,7 @@ export const createOrganizationRoute = defineRoute({
   handler: async ({ deps, body }) => {
     const knex = deps.stores.db.knex;
     if (!(await findUserById(knex, body.ownerUserId))) throw new NotFoundError('User not found');
-    const organization = await createOrganization(knex, body);
-    await invalidateOrganization(deps, organization.id);
+    const organization = await createOrganization(knex, deps.stores.tokenStore, body);
     return { status: 201, data: presentOrganization(organization) };
   },
 });

@@ -3,7 +3,6 @@ import { createMembership } from '@sched/db/queries/memberships';
 import { findOrganizationById } from '@sched/db/queries/organizations';
 import { findUserByEmail, findUserById } from '@sched/db/queries/users';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
-import { membershipsChanged } from '@sched/memberships/versions';
 import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import { defineRoute } from '../../routing/route.ts';
@@ -40,13 +39,12 @@ export const provisionMembershipRoute = defineRoute({
     if (!user) throw new NotFoundError('User not found');
     const parent = { kind: 'organization', id: params.orgId } as const;
     try {
-      const membership = await createMembership(knex, {
+      const membership = await createMembership(knex, deps.stores.tokenStore, {
         parent,
         member: { userId: user.id },
         role: body.role,
         accepted: true,
       });
-      await membershipsChanged(deps, parent);
       return { status: 201, data: presentMembership(membership) };
     } catch (error) {
       if (error instanceof DuplicateRecordError) {

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 
 export const updateOrganizationRoute = defineRoute({
   method: 'PATCH',
@@ -16,9 +15,13 @@ export const updateOrganizationRoute = defineRoute({
   body: z.strictObject({ pbacEnabled: z.boolean() }),
   response: { status: 200, description: 'The organization', schema: organizationOutput },
   handler: async ({ deps, params, body }) => {
-    const organization = await updateOrganization(deps.stores.db.knex, params.orgId, body);
+    const organization = await updateOrganization(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.orgId,
+      body,
+    );
     if (!organization) throw new NotFoundError('Organization not found');
-    await invalidateOrganization(deps, organization.id);
     return { data: presentOrganization(organization) };
   },
 });

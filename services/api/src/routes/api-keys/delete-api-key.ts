@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { apiKeyOutput, presentApiKey } from '../../presenters/api-key.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
-import { invalidateUser } from '../../services/invalidate.ts';
 
 export const deleteApiKeyRoute = defineRoute({
   method: 'DELETE',
@@ -17,9 +16,8 @@ export const deleteApiKeyRoute = defineRoute({
   handler: async ({ caller, deps, params }) => {
     const knex = deps.stores.db.knex;
     const key = (await listApiKeys(knex, caller.userId)).find((k) => k.id === params.id);
-    if (!key || !(await revokeApiKey(knex, caller.userId, params.id)))
+    if (!key || !(await revokeApiKey(knex, deps.stores.tokenStore, caller.userId, params.id)))
       throw new NotFoundError('API key not found');
-    await invalidateUser(deps, caller.userId);
     return { data: presentApiKey(key) };
   },
 });

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam, pagination } from '../../routing/schemas.ts';
 import { LOCALES, timeZoneInput } from '../../routing/user-fields.ts';
-import { invalidateUser } from '../../services/invalidate.ts';
 import { managedUserOutput, presentManagedUser } from './present.ts';
 
 /**
@@ -128,12 +127,12 @@ export const updateManagedUserRoute = defineRoute({
   handler: async ({ caller, deps, params, body }) => {
     const user = await updateManagedUser(
       deps.stores.db.knex,
+      deps.stores.tokenStore,
       caller.clientId,
       params.userId,
       defined(body) as typeof body,
     );
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
-    await invalidateUser(deps, user.id);
     return { data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
   },
 });
@@ -149,9 +148,13 @@ export const deleteManagedUserRoute = defineRoute({
   params: userParams,
   response: envelope('GetManagedUserOutput'),
   handler: async ({ caller, deps, params }) => {
-    const user = await deleteManagedUser(deps.stores.db.knex, caller.clientId, params.userId);
+    const user = await deleteManagedUser(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      caller.clientId,
+      params.userId,
+    );
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
-    await invalidateUser(deps, user.id);
     return { data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
   },
 });

@@ -2,7 +2,6 @@ import { addRolePermissions } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 
@@ -21,8 +20,12 @@ export const addPermissionsRoute = defineRoute({
     const permissions = requireValidPermissions(body.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
     requireGrantable(access!, permissions);
-    const all = await addRolePermissions(deps.stores.db.knex, params.roleId, permissions);
-    await invalidateOrganization(deps, params.orgId);
+    const all = await addRolePermissions(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.roleId,
+      permissions,
+    );
     return { status: 201, data: all };
   },
 });

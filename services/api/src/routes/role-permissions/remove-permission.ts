@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireValidPermissions } from '../../services/permissions.ts';
 import { requireCustomRole } from '../roles/role-input.ts';
 
@@ -27,8 +26,12 @@ export const removePermissionRoute = defineRoute({
   handler: async ({ deps, params }) => {
     const permissions = requireValidPermissions([params.permission], () => 'params.permission');
     await requireCustomRole(deps, params.orgId, params.roleId);
-    const left = await removeRolePermissions(deps.stores.db.knex, params.roleId, permissions);
-    await invalidateOrganization(deps, params.orgId);
+    const left = await removeRolePermissions(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.roleId,
+      permissions,
+    );
     return { data: left };
   },
 });

@@ -3,7 +3,6 @@ import { BadRequestError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireValidPermissions } from '../../services/permissions.ts';
 import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 
@@ -45,8 +44,12 @@ export const removePermissionsRoute = defineRoute({
   handler: async ({ deps, params, query, body }) => {
     const permissions = requested(body, query.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
-    const left = await removeRolePermissions(deps.stores.db.knex, params.roleId, permissions);
-    await invalidateOrganization(deps, params.orgId);
+    const left = await removeRolePermissions(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.roleId,
+      permissions,
+    );
     return { data: left };
   },
 });

@@ -2,7 +2,6 @@ import { createRole } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { color, description, GRANT_RULE, orgParams, permissionList, roleName } from './role-input.ts';
 
@@ -22,8 +21,10 @@ export const createRoleRoute = defineRoute({
   handler: async ({ deps, params, body, access }) => {
     const permissions = requireValidPermissions(body.permissions ?? []);
     requireGrantable(access!, permissions);
-    const role = await createRole(deps.stores.db.knex, params.orgId, { ...body, permissions });
-    await invalidateOrganization(deps, params.orgId);
+    const role = await createRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, {
+      ...body,
+      permissions,
+    });
     return { status: 201, data: presentRole(role) };
   },
 });

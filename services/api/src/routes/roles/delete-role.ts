@@ -2,7 +2,6 @@ import { deleteRole } from '@sched/db/queries/roles';
 import { NotFoundError } from '@sched/kit/errors';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireCustomRole, roleParams } from './role-input.ts';
 
 export const deleteRoleRoute = defineRoute({
@@ -16,9 +15,8 @@ export const deleteRoleRoute = defineRoute({
   response: { status: 200, description: 'The deleted role', schema: roleOutput },
   handler: async ({ deps, params }) => {
     const role = await requireCustomRole(deps, params.orgId, params.roleId);
-    if (!(await deleteRole(deps.stores.db.knex, params.orgId, params.roleId)))
+    if (!(await deleteRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId)))
       throw new NotFoundError('Role not found');
-    await invalidateOrganization(deps, params.orgId);
     return { data: presentRole(role) };
   },
 });

@@ -3,7 +3,6 @@ import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateOrganization } from '../../services/invalidate.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import {
   color,
@@ -39,12 +38,11 @@ export const updateRoleRoute = defineRoute({
     const permissions = requested === undefined ? undefined : requireValidPermissions(requested);
     await requireCustomRole(deps, params.orgId, params.roleId);
     if (permissions) requireGrantable(access!, permissions);
-    const role = await updateRole(deps.stores.db.knex, params.orgId, params.roleId, {
+    const role = await updateRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId, {
       ...fields,
       ...(permissions ? { permissions } : {}),
     });
     if (!role) throw new NotFoundError('Role not found');
-    await invalidateOrganization(deps, params.orgId);
     return { data: presentRole(role) };
   },
 });

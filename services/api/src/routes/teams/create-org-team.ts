@@ -1,10 +1,8 @@
-import { accessVersionKey } from '@sched/db/queries/access-facts';
 import { createTeam } from '@sched/db/queries/teams';
 import { z } from 'zod';
 import { presentTeam, teamOutput } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
-import { invalidate } from '../../services/invalidate.ts';
 import { newTeamBody, teamSlug } from './team-input.ts';
 
 export const createOrgTeamRoute = defineRoute({
@@ -19,13 +17,12 @@ export const createOrgTeamRoute = defineRoute({
   body: newTeamBody,
   response: { status: 201, description: 'The team', schema: teamOutput },
   handler: async ({ caller, deps, params, body }) => {
-    const team = await createTeam(deps.stores.db.knex, {
+    const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
       name: body.name,
       slug: teamSlug(body),
       organizationId: params.orgId,
       ownerUserId: caller.userId,
     });
-    await invalidate(deps, [accessVersionKey.team(team.id), accessVersionKey.org(params.orgId)]);
     return { status: 201, data: presentTeam(team) };
   },
 });

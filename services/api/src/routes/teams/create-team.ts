@@ -1,7 +1,6 @@
 import { createTeam } from '@sched/db/queries/teams';
 import { presentTeam, teamOutput } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { invalidateTeam } from '../../services/invalidate.ts';
 import { newTeamBody, teamSlug } from './team-input.ts';
 
 export const createTeamRoute = defineRoute({
@@ -14,13 +13,12 @@ export const createTeamRoute = defineRoute({
   body: newTeamBody,
   response: { status: 201, description: 'The team', schema: teamOutput },
   handler: async ({ caller, deps, body }) => {
-    const team = await createTeam(deps.stores.db.knex, {
+    const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
       name: body.name,
       slug: teamSlug(body),
       organizationId: null,
       ownerUserId: caller.userId,
     });
-    await invalidateTeam(deps, team.id);
     return { status: 201, data: presentTeam(team) };
   },
 });

@@ -6,7 +6,6 @@ import {
 } from '@sched/db/queries/memberships';
 import { findRole } from '@sched/db/queries/roles';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
-import { membershipsChanged } from '@sched/memberships/versions';
 import { checkRoleAssignment } from '@sched/policy/membership-rules';
 import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -61,9 +60,8 @@ export async function changeMembership(
       throw new ConflictError(`The ${parent.kind} must keep at least one owner`);
     }
   }
-  const updated = await updateMembership(knex, parent, membershipId, patch);
+  const updated = await updateMembership(knex, deps.stores.tokenStore, parent, membershipId, patch);
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
-  await membershipsChanged(deps, parent);
   return updated;
 }
 

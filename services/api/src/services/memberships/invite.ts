@@ -13,7 +13,6 @@ import { findTeamById } from '@sched/db/queries/teams';
 import { findUserById } from '@sched/db/queries/users';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import { sendInvitationMail } from '@sched/memberships/invitation-mail';
-import { membershipsChanged } from '@sched/memberships/versions';
 import { checkRoleAssignment } from '@sched/policy/membership-rules';
 import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -81,7 +80,6 @@ export async function addMembership(
     accepted: invitee.accepted,
     invitedByUserId: caller.userId,
   });
-  await membershipsChanged(deps, parent);
   if (!membership.accepted) await mailInvitation(deps, parent, membership, caller);
   return membership;
 }
@@ -141,7 +139,7 @@ async function inviteeOfOrganizationTeam(
 
 async function insert(deps: Runtime, input: NewMembership): Promise<Membership> {
   try {
-    return await createMembership(deps.stores.db.knex, input);
+    return await createMembership(deps.stores.db.knex, deps.stores.tokenStore, input);
   } catch (error) {
     if (error instanceof DuplicateRecordError) {
       const field = 'email' in input.member ? 'body.email' : 'body.userId';

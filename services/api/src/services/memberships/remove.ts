@@ -4,7 +4,6 @@ import {
   type Membership,
 } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
-import { membershipsChanged } from '@sched/memberships/versions';
 import {
   checkOrgMembershipRemoval,
   checkTeamMembershipRemoval,
@@ -44,7 +43,7 @@ export async function removeMembership(
         self,
       }),
     );
-    if (!(await deleteOrganizationMembership(knex, parent.id, membershipId))) {
+    if (!(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId))) {
       throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
     }
   } else {
@@ -56,8 +55,8 @@ export async function removeMembership(
         self,
       }),
     );
-    if (!(await deleteMembership(knex, parent, membershipId))) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+    if (!(await deleteMembership(knex, deps.stores.tokenStore, parent, membershipId)))
+      throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   }
-  await membershipsChanged(deps, parent);
   return target;
 }
