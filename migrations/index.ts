@@ -9,6 +9,7 @@ import * as invitations from './0007_invitations.ts';
 import * as roleNames from './0008_role_names.ts';
 import * as userEmailLookup from './0009_user_email_lookup.ts';
 import * as tokenOwnerIndex from './0010_token_owner_index.ts';
+import * as passwordResets from './0011_password_resets.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,4 +31,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0008_role_names', roleNames],
   ['0009_user_email_lookup', userEmailLookup],
   ['0010_token_owner_index', tokenOwnerIndex],
+  ['0011_password_resets', passwordResets],
 ];

@@ -1,3 +1,5 @@
+import { ACCOUNT_PATHS } from '@sched/accounts/paths';
+
 /** Every path the authorization server answers (the gateway routes /auth/*, /.well-known/*, /v2/auth/oauth2/*). */
 export const PATHS = {
   authorize: '/auth/oauth2/authorize',
@@ -6,7 +8,11 @@ export const PATHS = {
   discovery: '/.well-known/oauth-authorization-server',
   /** Sign-in, sign-up and consent of one authorization request: `${interaction}/:uid[/step]`. */
   interaction: '/auth/interaction',
-  verifyEmail: '/auth/verify-email',
+  verifyEmail: ACCOUNT_PATHS.verifyEmail,
+  /** "Forgot password?": the address form (any sign-in page links here). */
+  forgotPassword: ACCOUNT_PATHS.forgotPassword,
+  /** The reset link of the e-mail (and of `npm run cli -- reset-password`): the new-password form. */
+  resetPassword: ACCOUNT_PATHS.resetPassword,
   stylesheet: '/auth/assets/app.css',
   /** The onboarding embed's entry (shared/onboarding-embed/README.md "Protocol" §1). */
   embedOnboarding: '/auth/embed/onboarding',
@@ -16,7 +22,9 @@ export const PATHS = {
   embedScript: '/auth/embed/assets/embed.js',
   /** Signed-in users' settings (src/settings/): account overview, developer pages. */
   settings: '/auth/settings',
-  settingsSignIn: '/auth/settings/sign-in',
+  settingsSignIn: ACCOUNT_PATHS.settingsSignIn,
+  /** Sign-up outside an authorization request: signs the new user into the settings. */
+  settingsSignUp: '/auth/settings/sign-up',
   settingsSignOut: '/auth/settings/sign-out',
   /** The settings pages' one script: the secret's copy button (optional; pages work without it). */
   settingsScript: '/auth/settings/assets/copy.js',

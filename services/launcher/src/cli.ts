@@ -10,6 +10,7 @@ import { lockDataDir, readLockHolder } from './data-dir.ts';
 const USAGE = `usage: npm run cli -- <command> [options]
   migrate                                          apply pending migrations
   create-admin --email E --password P [--name N]   create (or refresh the API key of) a service administrator
+  reset-password --email E                         print a one-time password-reset URL (30 minutes)
   mail-failures                                    e-mails the outbox gave up on (JSON)`;
 
 /** Runs one operator command: on Postgres directly; in embedded mode through the running server if any. */
@@ -26,7 +27,14 @@ async function main(argv: string[]): Promise<unknown> {
     strict: true,
   });
   const config = loadConfig();
-  const input = name === 'migrate' ? (config.bootstrapAdmin ? { admin: config.bootstrapAdmin } : {}) : values;
+  const input =
+    name === 'migrate'
+      ? config.bootstrapAdmin
+        ? { admin: config.bootstrapAdmin }
+        : {}
+      : name === 'reset-password'
+        ? { ...values, appUrl: config.appUrl }
+        : values;
 
   if (config.databaseUrl) {
     const db = await openDatabase({ url: config.databaseUrl, poolMax: 2 });
@@ -62,7 +70,9 @@ async function main(argv: string[]): Promise<unknown> {
 
 main(process.argv.slice(2)).then(
   (result) => {
-    if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
+    // A URL (reset-password) is printed as it is; everything else as one line of JSON.
+    if (typeof result === 'string') process.stdout.write(`${result}\n`);
+    else if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);
   },
   (error: unknown) => failStartup(error),
 );

@@ -2,6 +2,8 @@ import type { Knex } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
+import { findUserByEmail, userHasPassword, verifyUserPassword } from '@sched/db/queries/users';
+import { createPasswordResetLink } from '@sched/accounts/password-reset';
 import { z } from 'zod';
 
 /** Operator commands; the CLI runs them directly or through a running server's control socket. */
@@ -9,6 +11,12 @@ export const CreateAdminInput = z.strictObject({
   email: z.email(),
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
   name: z.string().min(1).max(200).optional(),
+});
+
+const ResetPasswordInput = z.strictObject({
+  email: z.email(),
+  /** APP_URL of the CLI's environment (the same as the server's): the link's origin. */
+  appUrl: z.url(),
 });
 
 const MigrateInput = z.strictObject({
@@ -24,8 +32,34 @@ export const commands = {
     const adminUserId = admin ? (await ensureServiceAdminUser(knex, admin)).userId : undefined;
     return adminUserId === undefined ? { applied } : { applied, adminUserId };
   },
+  /**
+   * Idempotent on the e-mail: a second call with the same password prints a fresh key for the same
+   * user. An existing account whose password is another one is refused (non-zero exit): the
+   * command never exits 0 while keeping a password other than the one given, and never hands
+   * an account someone else set up (perhaps with this address) to whoever runs it; the operator
+   * resets that account's password first (`reset-password`). An account without a password (an
+   * invited or managed one) gets the given one.
+   */
   async 'create-admin'(knex: Knex, input: unknown) {
-    return ensureServiceAdmin(knex, parseInput(CreateAdminInput, input));
+    const admin = parseInput(CreateAdminInput, input);
+    const existing = await findUserByEmail(knex, admin.email);
+    if (
+      existing &&
+      (await userHasPassword(knex, existing.id)) &&
+      !(await verifyUserPassword(knex, admin.email, admin.password))
+    ) {
+      throw new CommandInputError(
+        `an account with the e-mail ${admin.email} exists with another password; run reset-password --email ${admin.email} and set the password through its link, then run create-admin again`,
+      );
+    }
+    return ensureServiceAdmin(knex, admin);
+  },
+  /** A one-time password-reset URL (30 minutes; older links stop working) for the account. */
+  async 'reset-password'(knex: Knex, input: unknown) {
+    const { email, appUrl } = parseInput(ResetPasswordInput, input);
+    const user = await findUserByEmail(knex, email);
+    if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
+    return createPasswordResetLink(knex, appUrl, user.id);
   },
   /** E-mails the outbox worker gave up on (out of attempts), newest first, without their bodies. */
   async 'mail-failures'(knex: Knex, input: unknown) {

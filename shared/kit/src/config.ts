@@ -48,6 +48,10 @@ const EnvSchema = z.object({
     .transform((value) => value === 'true' || value === '1')
     .default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  SIGNUP_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .default(true),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -73,6 +77,8 @@ export interface Config {
   bootstrapAdmin: { email: string; password: string } | undefined;
   trustProxy: boolean;
   shutdownTimeoutMs: number;
+  /** Public sign-up (SIGNUP_ENABLED, default true). Off: no "Create account" anywhere, its pages 403. */
+  signupEnabled: boolean;
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -113,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    signupEnabled: e.SIGNUP_ENABLED,
   };
 }
 

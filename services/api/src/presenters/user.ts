@@ -33,6 +33,7 @@ export const userOutput = z.object({
 export function presentMe(user: User, organizationId: number | null, bookingLimits: BookingLimits) {
   return {
     ...presentUser(user),
+    emailVerified: user.emailVerifiedAt !== null,
     organizationId,
     bookingLimits: {
       perDay: bookingLimits.perDay,
@@ -46,6 +47,10 @@ export function presentMe(user: User, organizationId: number | null, bookingLimi
 const limit = z.int().nullable();
 
 export const meOutput = userOutput.extend({
+  emailVerified: z.boolean().meta({
+    description:
+      'Whether the address is verified (link of the verification e-mail, a password reset, or created by a service administrator)',
+  }),
   organizationId: z.int().nullable(),
   bookingLimits: z.object({ perDay: limit, perWeek: limit, perMonth: limit, perYear: limit }),
 });

@@ -19,6 +19,8 @@ export const LIMITS = {
   signInFailuresPerIp: { max: 50, windowSeconds: 15 * 60 },
   /** Account creation, per client IP address. */
   signUpPerIp: { max: 20, windowSeconds: 60 * 60 },
+  /** "Forgot password?" requests, per client IP address (mails per address: @sched/accounts). */
+  passwordResetPerIp: { max: 20, windowSeconds: 60 * 60 },
 } as const satisfies Record<string, Limit>;
 
 /** Counter keys: identifiers that may be personal (e-mails) are hashed. */
@@ -28,6 +30,7 @@ export const rateKeys = {
   signInAccount: (email: string) => `signin:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
   signInIp: (ip: string) => `signin:ip:${ip}`,
   signUpIp: (ip: string) => `signup:ip:${ip}`,
+  passwordResetIp: (ip: string) => `password-reset:ip:${ip}`,
 };
 
 /** Token-store model of sign-in locks: id = SHA-256 of the counter key, expiring with the window. */

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
+import { TTL } from '../provider/configuration.ts';
 
 export type Interaction = Awaited<ReturnType<AuthDeps['provider']['interactionDetails']>>;
 
@@ -30,6 +31,7 @@ export async function finishInteraction(
   result: InteractionResults,
   mergeWithLastSubmission: boolean,
 ): Promise<void> {
+  if (result.login) await signOutOtherAccount(deps, ctx, result.login.accountId);
   let returnTo: string;
   try {
     returnTo = await deps.provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
@@ -37,6 +39,22 @@ export async function finishInteraction(
     throw new InteractionExpiredError();
   }
   seeOther(ctx, returnTo);
+}
+
+/**
+ * A sign-in (or sign-up) as another account than the browser's session holds, as with
+ * `prompt=login`, signs the old account out first: its account and authorizations leave the session
+ * record, which keeps its uid (the interaction is bound to it) and gets a new id when the new
+ * account is signed in. Left alone, oidc-provider would send the browser to its end-session
+ * confirmation, a route this server does not serve (404, and the old account stayed signed in).
+ */
+async function signOutOtherAccount(deps: AuthDeps, ctx: Context, accountId: string): Promise<void> {
+  const session = await deps.provider.Session.get(ctx);
+  if (!session.accountId || session.accountId === accountId) return;
+  const record = session as unknown as Record<string, unknown>;
+  for (const field of ['accountId', 'loginTs', 'amr', 'acr', 'transient']) delete record[field];
+  session.authorizations = {};
+  await session.save(TTL.Session);
 }
 
 export function seeOther(ctx: Context, location: string): void {

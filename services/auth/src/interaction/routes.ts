@@ -1,5 +1,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import {
+  forgotPassword,
+  resetPasswordAction,
+  showForgotPassword,
+  showResetPassword,
+} from '../account/password-reset.ts';
 import type { AuthDeps } from '../deps.ts';
 import { STYLESHEET } from '../pages/styles.ts';
 import { PATHS } from '../paths.ts';
@@ -25,6 +31,10 @@ export function pageRoutes(deps: AuthDeps): Router {
   router.post(`${step}/signup`, signUp(deps));
   router.post(`${step}/consent`, consent(deps));
   router.get(PATHS.verifyEmail, verifyEmail(deps));
+  router.get(PATHS.forgotPassword, showForgotPassword(deps));
+  router.post(PATHS.forgotPassword, forgotPassword(deps));
+  router.get(PATHS.resetPassword, showResetPassword(deps));
+  router.post(PATHS.resetPassword, resetPasswordAction(deps));
   router.get(PATHS.stylesheet, stylesheet);
   return router;
 }

@@ -34,6 +34,7 @@ export async function renderSignIn(
       ...(options.email !== undefined ? { email: options.email } : {}),
       ...(options.error !== undefined ? { error: options.error } : {}),
       ...(embedded ? { cancel: true, header: progress('Account') } : {}),
+      signUpDisabled: !deps.runtime.config.signupEnabled,
     }),
     // A mistyped password is not a failure of the flow: nothing is reported to the embedding page.
     embedPageOptions(ctx),

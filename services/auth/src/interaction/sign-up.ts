@@ -1,4 +1,6 @@
+import { passwordProblem } from '@sched/accounts/password-rules';
 import { createUser } from '@sched/db/queries/users';
+import { ForbiddenError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -19,16 +21,26 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,39}$/;
 const CONTROL = /\p{Cc}/u;
 
-interface SignUpInput {
+export interface SignUpInput {
   name: string;
   email: string;
   username: string;
   password: string;
 }
 
-type FieldErrors = Partial<Record<SignUpField, string>>;
+export type SignUpErrors = Partial<Record<SignUpField, string>>;
+type FieldErrors = SignUpErrors;
 
-function validate(form: Params): { input: SignUpInput; errors: FieldErrors } {
+/** SIGNUP_ENABLED=false: the sign-up pages (here and in settings) are a 403 page. */
+export function assertSignUpEnabled(deps: AuthDeps): void {
+  if (!deps.runtime.config.signupEnabled)
+    throw new ForbiddenError(
+      'Sign-up is turned off on this server. Ask its administrator for an account, then sign in.',
+    );
+}
+
+/** The sign-up form's fields, trimmed, and a message for each one that is wrong. */
+export function validateSignUp(form: Params): { input: SignUpInput; errors: FieldErrors } {
   const input = {
     name: (form.name ?? '').trim(),
     email: (form.email ?? '').trim(),
@@ -46,9 +58,8 @@ function validate(form: Params): { input: SignUpInput; errors: FieldErrors } {
     errors.username =
       'Use 2 to 40 letters, digits, dots, dashes or underscores, starting with a letter or digit.';
   }
-  if (input.password.length < 8 || input.password.length > 256) {
-    errors.password = 'Use at least 8 characters (at most 256).';
-  }
+  const passwordError = passwordProblem(input.password);
+  if (passwordError) errors.password = passwordError;
   return { input, errors };
 }
 
@@ -90,6 +101,7 @@ export function showSignUp(deps: AuthDeps) {
   return async function showSignUpHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
     await joinEmbedFlow(deps, ctx, interaction);
+    assertSignUpEnabled(deps);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
     await renderSignUp(deps, ctx, interaction, 200);
   };
@@ -105,11 +117,12 @@ export function signUp(deps: AuthDeps) {
   return async function signUpHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
     await joinEmbedFlow(deps, ctx, interaction);
+    assertSignUpEnabled(deps);
     const form = await readParams(ctx, { json: false });
     verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
 
-    const { input, errors } = validate(form);
+    const { input, errors } = validateSignUp(form);
     const values = { name: input.name, email: input.email, username: input.username };
     if (Object.keys(errors).length > 0) return renderSignUp(deps, ctx, interaction, 400, { values, errors });
     await enforceLimit(

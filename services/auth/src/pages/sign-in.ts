@@ -1,5 +1,5 @@
 import { CSRF_FIELD } from '../http/csrf.ts';
-import { interactionPath } from '../paths.ts';
+import { interactionPath, PATHS } from '../paths.ts';
 import { html, type SafeHtml } from './html.ts';
 
 export interface SignInView {
@@ -12,6 +12,14 @@ export interface SignInView {
   cancel?: boolean;
   /** Shown above the heading (the onboarding embed's progress). */
   header?: SafeHtml;
+  /** SIGNUP_ENABLED=false: no "Create account" link. */
+  signUpDisabled?: boolean;
+}
+
+/** The links under every sign-in form: "Forgot password?" and (unless sign-up is off) "Create account". */
+export function signInLinks(signUpHref: string | undefined): SafeHtml {
+  return html`<p class="alt"><a href="${PATHS.forgotPassword}">Forgot password?</a></p>
+${signUpHref ? html`<p class="alt">New here? <a href="${signUpHref}">Create account</a></p>` : ''}`;
 }
 
 export function signInPage(view: SignInView): SafeHtml {
@@ -32,6 +40,6 @@ ${view.error ? html`<div class="alert alert-error" role="alert" id="${errorId}">
 </div>
 <button type="submit" class="primary block">Sign in</button>
 </form>
-<p class="alt">New here? <a href="${interactionPath(view.uid, 'signup')}">Create account</a></p>
+${signInLinks(view.signUpDisabled ? undefined : interactionPath(view.uid, 'signup'))}
 ${view.cancel ? html`<p class="cancel-row"><button type="button" class="link-button" data-embed-close>Cancel</button></p>` : ''}`;
 }

@@ -13,6 +13,11 @@ export interface SignUpView {
   error?: string;
   /** Where "Sign in" leads (default: the interaction, whose first step is the sign-in form). */
   signInHref?: string;
+  /** Where the form posts (default: the interaction's sign-up step) and its extra hidden fields. */
+  action?: string;
+  hidden?: Readonly<Record<string, string>>;
+  /** The line under the heading when no client is named (default "to continue"). */
+  lead?: string;
   /** Onboarding embed: a Cancel button that closes the dialog (the page's script posts onboarding:close). */
   cancel?: boolean;
   /** Shown above the heading (the onboarding embed's progress). */
@@ -57,10 +62,11 @@ ${error ? html`<span class="field-error" id="${errorId}">${error}</span>` : ''}
 
 export function signUpPage(view: SignUpView): SafeHtml {
   return html`${view.header ?? ''}<h1>Create account</h1>
-<p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : 'to continue'}</p>
+<p class="lead">${view.clientName ? html`to continue to <strong>${view.clientName}</strong>` : (view.lead ?? 'to continue')}</p>
 ${view.error ? html`<div class="alert alert-error" role="alert">${view.error}</div>` : ''}
-<form method="post" action="${interactionPath(view.uid, 'signup')}" novalidate>
+<form method="post" action="${view.action ?? interactionPath(view.uid, 'signup')}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+${Object.entries(view.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 ${FIELDS.map((spec, i) => field(view, spec, i === 0))}
 <button type="submit" class="primary block">Create account</button>
 </form>

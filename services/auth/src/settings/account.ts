@@ -36,6 +36,7 @@ function renderSignIn(
       returnTo,
       ...(options.email !== undefined ? { email: options.email } : {}),
       ...(options.error !== undefined ? { error: options.error } : {}),
+      signUpDisabled: !deps.runtime.config.signupEnabled,
     }),
   );
 }

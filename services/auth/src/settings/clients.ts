@@ -1,3 +1,4 @@
+import { VERIFY_FIRST_MESSAGE } from '@sched/accounts/verification';
 import { createClient, deleteClient, getClient, listClients, updateClient } from '@sched/clients/operations';
 import { presentClients, presentOne, presentSecret } from '@sched/clients/present';
 import { clientFor, rightsOn } from '@sched/clients/rights';
@@ -130,8 +131,13 @@ async function createView(
   };
 }
 
+/** An unverified account cannot register clients (contract §12): the form says so up front. */
+const unverified = (signedIn: SignedIn): FieldErrors | undefined =>
+  signedIn.user.emailVerifiedAt ? undefined : { form: `${VERIFY_FIRST_MESSAGE}.` };
+
 export const newPage: Handler = async (deps, ctx, signedIn) => {
-  sendForm(ctx, signedIn, 200, NEW_TITLE, await createView(deps, ctx, signedIn, EMPTY_FORM, {}));
+  const errors = unverified(signedIn) ?? {};
+  sendForm(ctx, signedIn, 200, NEW_TITLE, await createView(deps, ctx, signedIn, EMPTY_FORM, errors));
 };
 
 export const create: Handler = async (deps, ctx, signedIn) => {
@@ -144,6 +150,8 @@ export const create: Handler = async (deps, ctx, signedIn) => {
       NEW_TITLE,
       await createView(deps, ctx, signedIn, formValues(form), errors),
     );
+  const notVerified = unverified(signedIn);
+  if (notVerified) return refused(403, notVerified);
   const parsed = parseCreateForm(form);
   if (!parsed.ok) return refused(parsed.status, parsed.errors);
   const { input } = parsed;

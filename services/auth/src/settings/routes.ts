@@ -17,6 +17,7 @@ import {
 import { copyScript } from './copy-script.ts';
 import { answerInvitation, invitationsList } from './invitations.ts';
 import { generate, revoke } from './secrets.ts';
+import { settingsSignUp, showSettingsSignUp } from './sign-up.ts';
 
 /** The settings pages (signed-in users) and the admin review page (service administrators). */
 export function settingsRoutes(deps: AuthDeps): Router {
@@ -27,6 +28,8 @@ export function settingsRoutes(deps: AuthDeps): Router {
   router.get(PATHS.settingsSignIn, showSettingsSignIn(deps));
   router.post(PATHS.settingsSignIn, settingsSignIn(deps));
   router.post(PATHS.settingsSignOut, settingsSignOut(deps));
+  router.get(PATHS.settingsSignUp, showSettingsSignUp(deps));
+  router.post(PATHS.settingsSignUp, settingsSignUp(deps));
   router.get(PATHS.settings, page(showAccount));
   router.get(PATHS.settingsInvitations, page(invitationsList));
   router.post(`${PATHS.settingsInvitations}/:membershipId/accept`, answerInvitation(deps, 'accept'));

@@ -42,7 +42,12 @@ export function safeReturnPath(value: unknown): string {
   if (typeof value !== 'string' || value.length > 500) return PATHS.settings;
   if (!/^\/auth\/(settings|admin)(\/[A-Za-z0-9._~\-/]*)?(\?[A-Za-z0-9._~\-=&%]*)?$/.test(value))
     return PATHS.settings;
-  if (value.includes('//') || value.includes('/..') || value.startsWith(PATHS.settingsSignIn))
+  if (
+    value.includes('//') ||
+    value.includes('/..') ||
+    value.startsWith(PATHS.settingsSignIn) ||
+    value.startsWith(PATHS.settingsSignUp)
+  )
     return PATHS.settings;
   return value;
 }

@@ -15,20 +15,22 @@ export interface NewEmailVerificationToken {
   expiresAt: Date;
 }
 
-/** Stores a new link's token and drops the user's links that can no longer be used (no sweeper needed). */
+/**
+ * Stores a new link's token. Every earlier link of the user is deleted: a new link voids the older
+ * ones (and no sweeper is needed).
+ */
 export async function insertEmailVerificationToken(
   knex: Knex,
   token: NewEmailVerificationToken,
 ): Promise<void> {
-  await knex('email_verification_tokens')
-    .where({ user_id: token.userId })
-    .andWhere((unusable) => unusable.whereNotNull('consumed_at').orWhere('expires_at', '<=', knex.fn.now()))
-    .del();
-  await knex('email_verification_tokens').insert({
-    user_id: token.userId,
-    email: token.email,
-    token_hash: token.tokenHash,
-    expires_at: token.expiresAt,
+  await knex.transaction(async (trx) => {
+    await trx('email_verification_tokens').where({ user_id: token.userId }).del();
+    await trx('email_verification_tokens').insert({
+      user_id: token.userId,
+      email: token.email,
+      token_hash: token.tokenHash,
+      expires_at: token.expiresAt,
+    });
   });
 }
 

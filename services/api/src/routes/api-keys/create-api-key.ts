@@ -2,6 +2,7 @@ import { createApiKey } from '@sched/db/queries/api-keys';
 import { z } from 'zod';
 import { apiKeyOutput, presentApiKey } from '../../presenters/api-key.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { requireVerifiedEmail } from '../me/verified.ts';
 
 export const createApiKeyRoute = defineRoute({
   method: 'POST',
@@ -17,6 +18,7 @@ export const createApiKeyRoute = defineRoute({
     schema: apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
   },
   handler: async ({ caller, deps }) => {
+    await requireVerifiedEmail(deps, caller.userId);
     const key = await createApiKey(deps.stores.db.knex, caller.userId);
     return { status: 201, data: { ...presentApiKey(key), apiKey: key.plain } };
   },

@@ -3,6 +3,7 @@ import { presentClient, presentClients, presentOne } from '@sched/clients/presen
 import { clientIdParams, createClientBody, updateClientBody } from '@sched/clients/schemas';
 import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
+import { requireVerifiedEmail } from '../me/verified.ts';
 import { clientOutput } from './present.ts';
 
 const TAGS = ['OAuth clients'];
@@ -19,6 +20,7 @@ export const createClientRoute = defineRoute({
   body: createClientBody,
   response: { status: 201, description: 'The new client', schema: clientOutput },
   handler: async ({ caller, deps, body }) => {
+    await requireVerifiedEmail(deps, caller.userId);
     const { client, secret } = await createClient(deps, caller, body);
     return {
       status: 201,

@@ -1,5 +1,6 @@
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { signInLinks } from '../../pages/sign-in.ts';
 import { PATHS } from '../../paths.ts';
 
 export interface SettingsSignInView {
@@ -7,6 +8,8 @@ export interface SettingsSignInView {
   returnTo: string;
   email?: string;
   error?: string;
+  /** SIGNUP_ENABLED=false: no "Create account" link. */
+  signUpDisabled?: boolean;
 }
 
 export function settingsSignInPage(view: SettingsSignInView): SafeHtml {
@@ -25,5 +28,6 @@ ${view.error ? html`<div class="alert alert-error" role="alert" id="signin-error
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 </div>
 <button type="submit" class="primary block">Sign in</button>
-</form>`;
+</form>
+${signInLinks(view.signUpDisabled ? undefined : `${PATHS.settingsSignUp}?return=${encodeURIComponent(view.returnTo)}`)}`;
 }

@@ -1,0 +1,112 @@
+import type { Knex } from '@sched/db/connection';
+import {
+  completePasswordReset,
+  findUsablePasswordReset,
+  insertPasswordResetToken,
+} from '@sched/db/queries/password-resets';
+import { findUserByEmail, findUserById, type User } from '@sched/db/queries/users';
+import { escapeHtml, htmlDocument } from '@sched/kit/mail-html';
+import { randomToken, sha256Hex } from '@sched/kit/secrets';
+import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
+import type { AccountDeps } from './deps.ts';
+import { type EndedEverything, endEverythingOf } from './end-everything.ts';
+import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
+
+/**
+ * Password resets (contract §12 "Forgot password?"). A link works once, for 30 minutes; a new
+ * link voids the older ones; only the token's SHA-256 is stored. Completing one sets the password,
+ * marks the address verified and ends everything the account could be used with: it is how the
+ * owner of an address takes back an account someone else registered with it.
+ */
+export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
+
+/** Reset e-mails per address and hour. */
+export const RESET_MAILS_PER_ADDRESS = 5;
+
+const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
+
+/** A new one-time reset link for the user (older links stop working). */
+export async function createPasswordResetLink(knex: Knex, appUrl: string, userId: number): Promise<string> {
+  const token = randomToken(32);
+  await insertPasswordResetToken(knex, {
+    userId,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000),
+  });
+  return tokenLink(appUrl, ACCOUNT_PATHS.resetPassword, token);
+}
+
+async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
+  const link = await createPasswordResetLink(deps.stores.db.knex, deps.config.appUrl, user.id);
+  const subject = 'Reset your password';
+  const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
+  await sendThroughOutbox(deps, {
+    to: user.email,
+    subject,
+    text: [
+      greeting,
+      '',
+      'Someone (hopefully you) asked to reset the password of the Scheduling account of this address.',
+      'Choose a new password here:',
+      '',
+      link,
+      '',
+      'The link works once, for 30 minutes. Resetting signs the account out everywhere and revokes its',
+      'API keys and app authorizations. If you did not ask for this, ignore this message.',
+    ].join('\n'),
+    html: htmlDocument(
+      subject,
+      [
+        `<p>${escapeHtml(greeting)}</p>`,
+        '<p>Someone (hopefully you) asked to reset the password of the Scheduling account of this address.</p>',
+        `<p><a href="${escapeHtml(link)}">Choose a new password</a></p>`,
+        `<p>Or paste this link into your browser:<br>${escapeHtml(link)}</p>`,
+        '<p>The link works once, for 30 minutes. Resetting signs the account out everywhere and revokes its API keys and app authorizations. If you did not ask for this, ignore this message.</p>',
+      ].join('\n'),
+    ),
+  });
+}
+
+/**
+ * "Forgot password?": sends a reset link when `email` belongs to a regular account, and nothing
+ * otherwise. The caller answers the same either way; the mail is written and sent after this
+ * returns (not awaited), so the answer takes as long with an account as without one. Managed
+ * users (no sign-in of their own) get nothing.
+ */
+export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
+  const user = await findUserByEmail(deps.stores.db.knex, email);
+  if (!user || user.managedByClientId !== null) return;
+  // At most RESET_MAILS_PER_ADDRESS an hour, so the form cannot flood someone's mailbox; past it
+  // the page answers the same and nothing is sent.
+  const { count } = await deps.stores.tokenStore.hit(
+    `password-reset:account:${sha256Hex(user.email.toLowerCase()).slice(0, 32)}`,
+    60 * 60,
+  );
+  if (count > RESET_MAILS_PER_ADDRESS) return;
+  void sendResetEmail(deps, user).catch((error: unknown) => {
+    deps.logger.error({ err: error, userId: user.id }, 'password reset e-mail not written');
+  });
+}
+
+/** The user a reset link is for, without using it (the form's page); null when it cannot be used. */
+export async function userOfResetLink(deps: AccountDeps, token: string): Promise<User | null> {
+  if (!TOKEN.test(token)) return null;
+  const found = await findUsablePasswordReset(deps.stores.db.knex, sha256Hex(token));
+  return found ? findUserById(deps.stores.db.knex, found.userId) : null;
+}
+
+/**
+ * Uses the link: sets the password, marks the address verified, then ends every session, API key
+ * and OAuth grant of the account. Null when the link is unknown, expired or used (nothing changed).
+ * The password must already satisfy the sign-up rule (`password-rules.ts`).
+ */
+export async function resetPassword(
+  deps: AccountDeps,
+  token: string,
+  password: string,
+): Promise<{ userId: number; ended: EndedEverything } | null> {
+  if (!TOKEN.test(token)) return null;
+  const done = await completePasswordReset(deps.stores.db.knex, sha256Hex(token), password);
+  if (!done) return null;
+  return { userId: done.userId, ended: await endEverythingOf(deps, done.userId) };
+}

@@ -1,0 +1,80 @@
+import { hashPassword } from '@sched/kit/passwords';
+import type { Knex } from 'knex';
+
+/**
+ * Password-reset links (table `password_reset_tokens`). Only the SHA-256 of the link's token is
+ * stored. A user has at most one usable link: a new one deletes the older ones. Completing a reset
+ * is one transaction that uses the link (a conditional UPDATE, so single use holds under races),
+ * sets the password and marks the address verified (whoever reads the mail owns the address).
+ */
+
+const TOKEN_HASH = /^[0-9a-f]{64}$/;
+
+export interface NewPasswordResetToken {
+  userId: number;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+/** Stores a new link's token; every earlier link of the user stops working. */
+export async function insertPasswordResetToken(knex: Knex, token: NewPasswordResetToken): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx('password_reset_tokens').where({ user_id: token.userId }).del();
+    await trx('password_reset_tokens').insert({
+      user_id: token.userId,
+      token_hash: token.tokenHash,
+      expires_at: token.expiresAt,
+    });
+  });
+}
+
+/** The user a link would reset, without using it (the form's GET); null when unknown, expired or used. */
+export async function findUsablePasswordReset(
+  knex: Knex,
+  tokenHash: string,
+  now: Date = new Date(),
+): Promise<{ userId: number } | null> {
+  if (!TOKEN_HASH.test(tokenHash)) return null;
+  const row = (await knex('password_reset_tokens')
+    .where({ token_hash: tokenHash })
+    .whereNull('consumed_at')
+    .where('expires_at', '>', now)
+    .first('user_id')) as { user_id: string | number } | undefined;
+  return row ? { userId: Number(row.user_id) } : null;
+}
+
+/**
+ * Uses the link and sets the user's password, marking the address verified, in one transaction.
+ * Returns the user's id; null (nothing changed) when the link is unknown, expired or already used.
+ */
+export async function completePasswordReset(
+  knex: Knex,
+  tokenHash: string,
+  password: string,
+  now: Date = new Date(),
+): Promise<{ userId: number } | null> {
+  if (!TOKEN_HASH.test(tokenHash)) return null;
+  // Hash before the transaction: scrypt takes tens of milliseconds.
+  const passwordHash = await hashPassword(password);
+  return knex.transaction(async (trx) => {
+    const rows = (await trx('password_reset_tokens')
+      .where({ token_hash: tokenHash })
+      .whereNull('consumed_at')
+      .where('expires_at', '>', now)
+      .update({ consumed_at: now })
+      .returning(['user_id'])) as Array<{ user_id: string | number }>;
+    const row = rows[0];
+    if (!row) return null;
+    const userId = Number(row.user_id);
+    await trx('users')
+      .where({ id: userId })
+      .update({
+        password_hash: passwordHash,
+        email_verified_at: trx.raw('coalesce(email_verified_at, ?)', [now]),
+        updated_at: trx.fn.now(),
+      });
+    // Other links of the user are worthless now.
+    await trx('password_reset_tokens').where({ user_id: userId }).whereNull('consumed_at').del();
+    return { userId };
+  });
+}
