@@ -1,3 +1,4 @@
+import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
 import { parseScopeParameter } from '@sched/policy/scopes';
 import type { Context, Next } from 'koa';
@@ -57,7 +58,7 @@ export function authorizationRequest(deps: AuthDeps) {
     if (client.reviewStatus === 'PENDING') throw PAGE.pending();
     if (client.reviewStatus === 'REJECTED') throw PAGE.rejected();
     const redirectUri = singleQueryValue(ctx, 'redirect_uri');
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) throw PAGE.redirectUri();
+    if (!redirectUri || !redirectUriAllowed(client.redirectUris, redirectUri)) throw PAGE.redirectUri();
 
     const state = singleQueryValue(ctx, 'state');
     const codeChallenge = singleQueryValue(ctx, 'code_challenge');

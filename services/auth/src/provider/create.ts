@@ -1,5 +1,6 @@
 import type { Logger } from '@sched/kit/logger';
 import type { Runtime } from '@sched/runtime/runtime';
+import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import Provider from 'oidc-provider';
 import { applyFramedCookieAttributes } from '../embed/cookies.ts';
 import { EMBED_RESPONSE_MODE } from '../embed/flow.ts';
@@ -28,12 +29,26 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
   provider.proxy = config.trustProxy;
   storeLegacyFlagOnGrants(provider);
   acceptAnyActiveSecret(provider);
+  loopbackAnyPort(provider);
   if (secureCookies) markCookiesSecure(provider);
   framedCookiesForEmbedFlows(provider);
   // The onboarding embed's answer: a page posting the result to the embedding page (src/embed/).
   provider.registerResponseMode(EMBED_RESPONSE_MODE, embedResponseMode);
   reportFailures(provider, logger);
   return provider;
+}
+
+/**
+ * Redirect URIs: exact, except that loopback IP literals match any port (RFC 8252 7.3), for every
+ * client, not only those registered as `native` (most native clients register as web ones).
+ */
+function loopbackAnyPort(provider: Provider): void {
+  const prototype = provider.Client.prototype as unknown as {
+    redirectUriAllowed(this: { redirectUris?: string[] }, value: string): boolean;
+  };
+  prototype.redirectUriAllowed = function allowed(value) {
+    return typeof value === 'string' && redirectUriAllowed(this.redirectUris ?? [], value);
+  };
 }
 
 /** Two active secrets: the presented one is compared with each stored hash (see secretMatches). */
