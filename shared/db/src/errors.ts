@@ -1,4 +1,4 @@
-import { StacklessError } from '@sched/kit/errors';
+import { StacklessError } from '@sched/kit/stackless-error';
 
 /**
  * What the data layer reports about the data, not how a service answers it: each service's edge

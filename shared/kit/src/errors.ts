@@ -1,3 +1,7 @@
+import { StacklessError } from './stackless-error.ts';
+
+export { StacklessError } from './stackless-error.ts';
+
 /**
  * One error class per kind. Handlers throw these; one renderer per service turns them into the
  * response (contract envelope on the API, RFC 6749 shape on OAuth endpoints).
@@ -7,20 +11,6 @@
  * cost more than a successful read), so refusals were the cheapest way to load the server. Faults
  * (any other error) keep their stacks, and the 500 handler logs them.
  */
-/** An error that is an answer, not a fault: made without capturing a stack trace. */
-export abstract class StacklessError extends Error {
-  constructor(message: string) {
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(message);
-    } finally {
-      Error.stackTraceLimit = stackTraceLimit;
-    }
-    this.name = new.target.name;
-  }
-}
-
 export class AppError extends StacklessError {
   readonly status: number;
   readonly code: string;
