@@ -34,7 +34,8 @@ async function race(
   for (const result of results) {
     if (result.status === 'fulfilled') {
       accepted += 1;
-      hosts.set(result.value.booking.hostUserId, (hosts.get(result.value.booking.hostUserId) ?? 0) + 1);
+      const host = result.value.booking.hostUserId ?? 0;
+      hosts.set(host, (hosts.get(host) ?? 0) + 1);
     } else {
       if (!(result.reason instanceof AppError)) throw result.reason;
       reasons.set(result.reason.message, (reasons.get(result.reason.message) ?? 0) + 1);

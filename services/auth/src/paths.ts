@@ -30,6 +30,15 @@ export const PATHS = {
   settingsScript: '/auth/settings/assets/copy.js',
   /** The signed-in user's pending invitations: accept or decline (the invitation e-mail links here). */
   settingsInvitations: '/auth/settings/invitations',
+  /** Self-service (src/settings/): profile (+ resend verification), password, API keys, connected apps, deletion. */
+  settingsProfile: '/auth/settings/profile',
+  settingsVerificationEmail: '/auth/settings/profile/verification-email',
+  settingsPassword: '/auth/settings/password',
+  settingsApiKeys: '/auth/settings/api-keys',
+  settingsConnectedApps: '/auth/settings/connected-apps',
+  settingsDeleteAccount: '/auth/settings/delete-account',
+  /** The profile page's script: filters the time-zone list as one types (optional). */
+  settingsTimeZoneScript: '/auth/settings/assets/time-zones.js',
   /** OAuth clients of the signed-in user: list, create, edit, secrets, delete. */
   settingsClients: '/auth/settings/developer/oauth-clients',
   /** Service administrators' review queue of OAuth clients (src/admin/). */

@@ -103,8 +103,9 @@ export async function rescheduleBooking(
 export async function cancelBooking(knex: Knex, uid: string, reason: string | null): Promise<BookingResult> {
   const booking = await findBookingByUid(knex, uid);
   if (!booking) throw new NotFoundError('Booking not found');
-  const cancelled = await cancelBookingRow(knex, booking.id, reason);
-  if (!cancelled) throw new ConflictError('Booking is already cancelled');
+  // No host: the host deleted their account, which cancelled the booking.
+  const cancelled = booking.hostUserId === null ? null : await cancelBookingRow(knex, booking.id, reason);
+  if (!cancelled || cancelled.hostUserId === null) throw new ConflictError('Booking is already cancelled');
   const [host] = await getHostProfiles(knex, [cancelled.hostUserId]);
   return { booking: cancelled, host: host! };
 }
@@ -143,7 +144,7 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
   return knex.transaction(async (trx) => {
     await lockBookingScope(trx, {
       eventTypeId: eventLimited ? eventType.id : null,
-      hostIds: [...available.map((host) => host.id), ...(replaces ? [replaces.hostUserId] : [])],
+      hostIds: [...available.map((host) => host.id), ...(replaces?.hostUserId ? [replaces.hostUserId] : [])],
     });
     if (replaces) {
       const current = await findBookingByUid(trx, replaces.uid, { lock: true });
@@ -206,7 +207,7 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
     });
     if (eligible.length === 0) throw bookingLimitReached();
 
-    const chosen = chooseHost(eligible, counts, replaces?.hostUserId);
+    const chosen = chooseHost(eligible, counts, replaces?.hostUserId ?? undefined);
     const booking = await insertBooking(trx, {
       eventTypeId: eventType.id,
       hostUserId: chosen.host.id,

@@ -82,7 +82,7 @@ h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em;
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; }
-input[type=email], input[type=password], input[type=text], select {
+input[type=email], input[type=password], input[type=text], input[type=search], select {
   width: 100%;
   height: 42px;
   padding: 0 12px;
@@ -195,7 +195,10 @@ body.settings .brand { margin-bottom: 16px; }
   display: flex; align-items: center; justify-content: space-between; gap: 16px;
   border-bottom: 1px solid var(--border); margin: 0 0 28px; flex-wrap: wrap;
 }
-.tabs { display: flex; gap: 4px; }
+.tabs { display: flex; gap: 4px; flex-wrap: wrap; }
+.tz-search { margin-bottom: 8px; }
+.app-logo { width: 32px; height: 32px; border-radius: 6px; object-fit: cover; vertical-align: middle; }
+.scope-list { margin: 4px 0 0; padding-left: 18px; font-size: 13px; }
 .tabs a {
   padding: 10px 12px; color: var(--muted); font-weight: 600; font-size: 14px;
   border-bottom: 2px solid transparent; margin-bottom: -1px;

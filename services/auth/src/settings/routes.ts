@@ -3,6 +3,8 @@ import { approveAction, rejectAction, reviewQueue } from '../admin/review.ts';
 import type { AuthDeps } from '../deps.ts';
 import { PATHS } from '../paths.ts';
 import { settingsSignIn, settingsSignOut, showAccount, showSettingsSignIn } from './account.ts';
+import { signedInAction } from './actions.ts';
+import { apiKeysList, createKey, revokeKey } from './api-keys.ts';
 import {
   create,
   deletePage,
@@ -14,9 +16,14 @@ import {
   signedInPage,
   update,
 } from './clients.ts';
+import { connectedAppsList, revokeConnectedApp } from './connected-apps.ts';
 import { copyScript } from './copy-script.ts';
+import { deleteAccountAction, deleteAccountForm } from './delete-account.ts';
 import { answerInvitation, invitationsList } from './invitations.ts';
+import { changePassword, passwordForm } from './password.ts';
+import { profileForm, resendVerificationEmail, saveProfile } from './profile.ts';
 import { generate, revoke } from './secrets.ts';
+import { timeZoneScript } from './time-zones.ts';
 import { settingsSignUp, showSettingsSignUp } from './sign-up.ts';
 
 /** The settings pages (signed-in users) and the admin review page (service administrators). */
@@ -25,12 +32,34 @@ export function settingsRoutes(deps: AuthDeps): Router {
   const page = (handler: Parameters<typeof signedInPage>[1]) => signedInPage(deps, handler);
   const client = `${PATHS.settingsClients}/:clientId`;
   router.get(PATHS.settingsScript, copyScript);
+  router.get(PATHS.settingsTimeZoneScript, timeZoneScript);
   router.get(PATHS.settingsSignIn, showSettingsSignIn(deps));
   router.post(PATHS.settingsSignIn, settingsSignIn(deps));
   router.post(PATHS.settingsSignOut, settingsSignOut(deps));
   router.get(PATHS.settingsSignUp, showSettingsSignUp(deps));
   router.post(PATHS.settingsSignUp, settingsSignUp(deps));
   router.get(PATHS.settings, page(showAccount));
+  router.get(PATHS.settingsProfile, page(profileForm));
+  router.post(PATHS.settingsProfile, page(saveProfile));
+  router.post(
+    PATHS.settingsVerificationEmail,
+    signedInAction(deps, PATHS.settingsProfile, resendVerificationEmail),
+  );
+  router.get(PATHS.settingsPassword, page(passwordForm));
+  router.post(PATHS.settingsPassword, page(changePassword));
+  router.get(PATHS.settingsApiKeys, page(apiKeysList));
+  router.post(PATHS.settingsApiKeys, page(createKey));
+  router.post(
+    `${PATHS.settingsApiKeys}/:keyId/revoke`,
+    signedInAction(deps, PATHS.settingsApiKeys, revokeKey),
+  );
+  router.get(PATHS.settingsConnectedApps, page(connectedAppsList));
+  router.post(
+    `${PATHS.settingsConnectedApps}/:clientId/revoke`,
+    signedInAction(deps, PATHS.settingsConnectedApps, revokeConnectedApp),
+  );
+  router.get(PATHS.settingsDeleteAccount, page(deleteAccountForm));
+  router.post(PATHS.settingsDeleteAccount, page(deleteAccountAction));
   router.get(PATHS.settingsInvitations, page(invitationsList));
   router.post(`${PATHS.settingsInvitations}/:membershipId/accept`, answerInvitation(deps, 'accept'));
   router.post(`${PATHS.settingsInvitations}/:membershipId/decline`, answerInvitation(deps, 'decline'));

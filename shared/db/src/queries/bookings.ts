@@ -7,7 +7,8 @@ export interface Booking {
   id: number;
   uid: string;
   eventTypeId: number | null;
-  hostUserId: number;
+  /** Null once the host deleted their account (the booking was cancelled then). */
+  hostUserId: number | null;
   start: Date;
   end: Date;
   status: BookingStatus;
@@ -22,7 +23,7 @@ interface BookingRow {
   id: number | string;
   uid: string;
   event_type_id: number | string | null;
-  host_user_id: number | string;
+  host_user_id: number | string | null;
   start_at: Date | string;
   end_at: Date | string;
   status: string;
@@ -59,7 +60,7 @@ export function mapBooking(row: BookingRow): Booking {
     id: Number(row.id),
     uid: row.uid,
     eventTypeId: row.event_type_id === null ? null : Number(row.event_type_id),
-    hostUserId: Number(row.host_user_id),
+    hostUserId: row.host_user_id === null ? null : Number(row.host_user_id),
     start: toDate(row.start_at),
     end: toDate(row.end_at),
     status: row.status as BookingStatus,

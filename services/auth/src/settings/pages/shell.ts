@@ -5,7 +5,15 @@ import { sendPage } from '../../pages/layout.ts';
 import { PATHS } from '../../paths.ts';
 import type { SignedIn } from '../session.ts';
 
-export type Section = 'account' | 'invitations' | 'clients' | 'review';
+export type Section =
+  | 'account'
+  | 'profile'
+  | 'password'
+  | 'invitations'
+  | 'api-keys'
+  | 'connected-apps'
+  | 'clients'
+  | 'review';
 
 export interface ShellView {
   signedIn: SignedIn;
@@ -21,7 +29,11 @@ export function shell(view: ShellView, body: SafeHtml): SafeHtml {
   return html`<header class="settings-head">
 <nav class="tabs" aria-label="Settings">
 ${tab('account', PATHS.settings, 'Account')}
+${tab('profile', PATHS.settingsProfile, 'Profile')}
+${tab('password', PATHS.settingsPassword, 'Password')}
 ${tab('invitations', PATHS.settingsInvitations, 'Invitations')}
+${tab('api-keys', PATHS.settingsApiKeys, 'API keys')}
+${tab('connected-apps', PATHS.settingsConnectedApps, 'Connected apps')}
 ${tab('clients', PATHS.settingsClients, 'OAuth clients')}
 ${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}
 </nav>
@@ -34,17 +46,18 @@ ${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}
 ${body}`;
 }
 
-/** Sends a settings page: wide layout, never cached, CSP without scripts unless `copyScript`. */
+/** Sends a settings page: wide layout, never cached, CSP without scripts unless `copyScript` or `script` (one same-origin path). */
 export function sendSettingsPage(
   ctx: Context,
   status: number,
   title: string,
   body: SafeHtml,
-  options: { copyScript?: boolean } = {},
+  options: { copyScript?: boolean; script?: string } = {},
 ): void {
   sendPage(ctx, status, title, body, {
     bodyClass: 'settings',
     ...(options.copyScript ? { script: PATHS.settingsScript } : {}),
+    ...(options.script ? { script: options.script } : {}),
   });
 }
 

@@ -1,0 +1,118 @@
+import test from 'ava';
+import { insertUser, type TestUser } from '../support/factories.ts';
+import { FlowBrowser } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { page, post, rawPost, signedIn, text } from './helpers.ts';
+
+// Password change in the settings (contract §12: "password change (current password required;
+// ends the account's other sessions)"), over HTTP with two cookie-keeping browsers.
+
+const PASSWORD = '/auth/settings/password';
+const world = setUpWorld(test);
+const { call } = world;
+const knex = () => world.knex();
+
+/** Whether `browser` is still signed in (the page opens instead of the sign-in form). */
+const isSignedIn = async (browser: FlowBrowser) =>
+  page(await browser.open('/auth/settings')).url.pathname === '/auth/settings';
+
+/** Whether `password` signs `user` in on a fresh browser. */
+async function signsIn(user: TestUser, password: string): Promise<boolean> {
+  const browser = new FlowBrowser(world.system.url);
+  const form = page(await browser.open('/auth/settings/sign-in'));
+  const result = page(await browser.submit(form, '/auth/settings/sign-in', { email: user.email, password }));
+  return result.url.pathname === '/auth/settings' && result.status === 200;
+}
+
+async function change(browser: FlowBrowser, fields: Record<string, string>) {
+  const form = page(await browser.open(PASSWORD));
+  return post(browser, form, PASSWORD, fields);
+}
+
+test('changing the password keeps this browser signed in and signs out the others', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  const elsewhere = await signedIn(world, user);
+  t.true(await isSignedIn(elsewhere));
+  const done = await change(here, {
+    currentPassword: user.password,
+    newPassword: 'a brand new password',
+    confirmPassword: 'a brand new password',
+  });
+  t.is(done.status, 200);
+  t.is(done.url.pathname, PASSWORD);
+  t.true(text(done.html).includes('Password changed. Your other sessions were signed out.'));
+  t.true(await isSignedIn(here), 'this browser stays signed in');
+  t.false(await isSignedIn(elsewhere), 'the other browser is signed out');
+  t.false(await signsIn(user, user.password), 'the old password no longer works');
+  t.true(await signsIn(user, 'a brand new password'));
+  // API keys are not sessions: they keep working.
+  t.is((await call('GET', '/v2/me', { token: user.apiKey })).status, 200);
+});
+
+test('a wrong current password is 400 and changes nothing (no session ends)', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  const elsewhere = await signedIn(world, user);
+  const refused = await change(here, {
+    currentPassword: 'not the password',
+    newPassword: 'a brand new password',
+    confirmPassword: 'a brand new password',
+  });
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('Your current password is not correct.'));
+  t.true(await isSignedIn(elsewhere));
+  t.true(await signsIn(user, user.password));
+});
+
+test('the current password is required', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  const refused = await change(here, {
+    newPassword: 'a brand new password',
+    confirmPassword: 'a brand new password',
+  });
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('Enter your current password.'));
+  t.true(await signsIn(user, user.password));
+});
+
+test('the new password follows the sign-up rule (8 to 256 characters)', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  for (const candidate of ['short', 'x'.repeat(257)]) {
+    const refused = await change(here, {
+      currentPassword: user.password,
+      newPassword: candidate,
+      confirmPassword: candidate,
+    });
+    t.is(refused.status, 400);
+    t.true(text(refused.html).includes('Use at least 8 characters (at most 256).'));
+  }
+  t.true(await signsIn(user, user.password));
+});
+
+test('the two new passwords must match', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  const refused = await change(here, {
+    currentPassword: user.password,
+    newPassword: 'a brand new password',
+    confirmPassword: 'a brand new passwort',
+  });
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('The two new passwords do not match.'));
+  t.true(await signsIn(user, user.password));
+});
+
+test('the form needs the CSRF token of the signed-in user', async (t) => {
+  const user = await insertUser(knex());
+  const here = await signedIn(world, user);
+  const refused = await rawPost(here, PASSWORD, {
+    currentPassword: user.password,
+    newPassword: 'a brand new password',
+    confirmPassword: 'a brand new password',
+  });
+  t.is(refused.status, 403);
+  t.true(await signsIn(user, user.password));
+});
