@@ -31,13 +31,15 @@ export async function finishInteraction(
   result: InteractionResults,
   mergeWithLastSubmission: boolean,
 ): Promise<void> {
-  if (result.login) await signOutOtherAccount(deps, ctx, result.login.accountId);
   let returnTo: string;
   try {
     returnTo = await deps.provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
   } catch {
     throw new InteractionExpiredError();
   }
+  // After the result is stored (oidc-provider checks that the session still holds the account the
+  // interaction began with), before the browser resumes the authorization.
+  if (result.login) await signOutOtherAccount(deps, ctx, result.login.accountId);
   seeOther(ctx, returnTo);
 }
 
