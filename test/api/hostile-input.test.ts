@@ -1,7 +1,8 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { insertOrganization, insertUser, insertMembership, type TestUser } from '../support/factories.ts';
+import type { Json } from '../support/http.ts';
 import { setUpWorld } from '../support/world.ts';
 
 /**
@@ -26,7 +27,7 @@ async function send(
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : new Uint8Array(body) }),
   });
   const text = await response.text();
-  let json: any;
+  let json: Json;
   try {
     json = JSON.parse(text);
   } catch {
@@ -45,7 +46,12 @@ test.before(async () => {
 
 const json = () => ({ authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' });
 
-function isEnvelope(t: any, response: Awaited<ReturnType<typeof send>>, status: number, message: RegExp) {
+function isEnvelope(
+  t: ExecutionContext,
+  response: Awaited<ReturnType<typeof send>>,
+  status: number,
+  message: RegExp,
+) {
   t.is(response.status, status, response.text);
   t.is(response.json?.status, 'error');
   t.regex(response.json?.error?.message ?? '', message);

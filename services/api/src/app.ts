@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { errorEnvelope } from '@sched/kit/http/error-envelope';
+import { bearerCors } from '@sched/kit/http/cors';
 import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
@@ -28,6 +29,8 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
 
   app.use(requestContext('api', deps.logger));
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
+  // Bearer credentials only, no cookies: any origin may call the API from a browser.
+  app.use(bearerCors());
   app.use(errorEnvelope(dataErrorToAppError));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());

@@ -1,5 +1,6 @@
 import { NotFoundError } from '@sched/kit/errors';
 import { requestContext } from '@sched/kit/http/request-context';
+import { bearerCors } from '@sched/kit/http/cors';
 import { pinnedOrigin, securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -7,7 +8,7 @@ import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
-import { discoveryDocument, isProviderRoute } from './endpoints/discovery.ts';
+import { discoveryDocument, isBearerEndpoint, isProviderRoute } from './endpoints/discovery.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
@@ -57,6 +58,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(requestContext('auth', runtime.logger));
   provider.use(pinnedOrigin(issuer));
   provider.use(securityHeaders({ publicUrl: issuer }));
+  provider.use(bearerCors(isBearerEndpoint));
   provider.use(renderErrors(issuer));
   provider.use(rejectUnfitTarget());
   provider.use(renderEmbedErrors());

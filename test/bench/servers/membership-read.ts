@@ -166,7 +166,7 @@ const data: unknown = (payload as { data: unknown }).data;
 const kitApp = new Koa();
 kitApp.silent = true;
 kitApp.use(requestContext('api', logger));
-kitApp.use(securityHeaders());
+kitApp.use(securityHeaders({ publicUrl: 'http://127.0.0.1' }));
 kitApp.use(errorEnvelope());
 kitApp.use((ctx) => {
   ctx.body = payload;

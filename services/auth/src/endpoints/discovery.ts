@@ -47,3 +47,7 @@ const PROVIDER_ROUTES = new Set<string>([PATHS.authorize, PATHS.token, PATHS.rev
 const RESUME = new RegExp(`^${PATHS.authorize}/[A-Za-z0-9_-]+$`);
 
 export const isProviderRoute = (path: string): boolean => PROVIDER_ROUTES.has(path) || RESUME.test(path);
+
+/** Endpoints that take a client credential in the body or none, never a cookie: open to CORS. */
+const BEARER_ENDPOINTS = new Set<string>([PATHS.token, PATHS.revoke, PATHS.discovery]);
+export const isBearerEndpoint = (path: string): boolean => BEARER_ENDPOINTS.has(path);

@@ -1,0 +1,31 @@
+import type { Context, Next } from 'koa';
+
+/**
+ * CORS for endpoints that take a bearer credential or none (the resource API, the token,
+ * revocation and discovery endpoints): any origin may call them from a browser, because nothing
+ * there rides on cookies, so no credentials are allowed and the origin is `*`. Pages and other
+ * cookie-based endpoints never get these headers (they are not mounted there).
+ */
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+const EXPOSE_HEADERS =
+  'WWW-Authenticate, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Deprecation, Sunset';
+/** Browsers cap it (Chromium at 2 hours); a day asks for the most each allows. */
+const PREFLIGHT_MAX_AGE = '86400';
+
+export function bearerCors(applies: (path: string) => boolean = () => true) {
+  return function bearerCorsMiddleware(ctx: Context, next: Next) {
+    if (ctx.req.headers.origin === undefined || !applies(ctx.path)) return next();
+    const res = ctx.res;
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (ctx.method === 'OPTIONS' && ctx.req.headers['access-control-request-method'] !== undefined) {
+      res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
+      res.setHeader('Access-Control-Allow-Headers', ALLOW_HEADERS);
+      res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
+      ctx.status = 204;
+      return undefined;
+    }
+    res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    return next();
+  };
+}
