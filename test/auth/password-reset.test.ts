@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import test from 'ava';
 import { insertApiKey, insertUser, uniqueTag } from '../support/factories.ts';
 import { FlowBrowser, issueTokens, tokenRequest, clientCredentials } from '../support/oauth.ts';
+import { commands } from '@sched/launcher/commands';
 import { setUpWorld } from '../support/world.ts';
 import {
   askForReset,
@@ -181,4 +182,14 @@ test('the owner of an address takes back an account a squatter registered with i
   t.is(owner.landed.url.pathname, '/auth/settings');
   const key = await insertApiKey(world.knex(), Number(account.id));
   t.is((await world.call('GET', '/v2/me', { token: key })).body.data.emailVerified, true);
+});
+
+test("the operator's reset URL (reset-password command) works like the e-mail's", async (t) => {
+  const user = await insertUser(world.knex());
+  const url = await commands['reset-password'](world.knex(), { email: user.email, appUrl: world.system.url });
+  t.regex(url, /\/auth\/reset-password\?token=/);
+  t.is((await completeReset(world, url, 'set by the operator link')).status, 200);
+  const signIn = await signInToSettings(world, user.email, 'set by the operator link');
+  t.is(signIn.landed.url.pathname, '/auth/settings');
+  t.is((await completeReset(world, url, 'set by the operator link')).status, 400, 'once');
 });

@@ -1,0 +1,103 @@
+import { loadConfig } from '@sched/kit/config';
+import test from 'ava';
+import { uniqueTag } from '../support/factories.ts';
+import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+import { linkHref, page, signInToSettings, text } from './accounts.ts';
+
+// SIGNUP_ENABLED=false turns public sign-up off everywhere: no "Create account" link, the sign-up
+// pages and their POSTs are a 403 page; accounts made by an administrator still sign in, and
+// "Forgot password?" stays.
+
+const world = setUpWorld(test, { env: { SIGNUP_ENABLED: 'false' }, clients: { app: {} } });
+const OFF = /Sign-up is turned off on this server/;
+
+async function authorizationSignIn(browser: FlowBrowser) {
+  const app = world.clients.app;
+  return page(
+    await browser.open(
+      authorizeUrl(world.system.url, {
+        client_id: app.client.id,
+        redirect_uri: app.redirectUri,
+        scope: app.client.scopes.join(' '),
+        state: 's',
+        code_challenge: pkcePair().challenge,
+      }),
+    ),
+  );
+}
+
+test('SIGNUP_ENABLED is validated: true, false, 1 or 0', (t) => {
+  t.true(loadConfig({}).signupEnabled);
+  t.false(loadConfig({ SIGNUP_ENABLED: 'false' }).signupEnabled);
+  t.false(loadConfig({ SIGNUP_ENABLED: '0' }).signupEnabled);
+  t.throws(() => loadConfig({ SIGNUP_ENABLED: 'maybe' }), { message: /SIGNUP_ENABLED/ });
+});
+
+test('no sign-in page offers "Create account"; "Forgot password?" stays', async (t) => {
+  const browser = new FlowBrowser(world.system.url);
+  const settings = page(await browser.open('/auth/settings/sign-in'));
+  t.is(linkHref(settings.html, 'Create account'), undefined);
+  t.false(settings.html.includes('Create account'));
+  t.is(linkHref(settings.html, 'Forgot password?'), '/auth/forgot-password');
+  const authorize = await authorizationSignIn(browser);
+  t.regex(authorize.html, /<h1>Sign in<\/h1>/);
+  t.false(authorize.html.includes('Create account'));
+  t.is(linkHref(authorize.html, 'Forgot password?'), '/auth/forgot-password');
+});
+
+test('the sign-up pages and their POSTs are a 403 page saying so', async (t) => {
+  const browser = new FlowBrowser(world.system.url);
+  const settingsForm = page(await browser.open('/auth/settings/sign-up'));
+  t.is(settingsForm.status, 403);
+  t.regex(text(settingsForm.html), OFF);
+  const settingsPost = await browser.request('/auth/settings/sign-up', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      name: 'X',
+      email: `x-${uniqueTag()}@example.com`,
+      username: 'xx',
+      password: 'long password',
+    }),
+  });
+  t.is(settingsPost.status, 403);
+  t.regex(text(await settingsPost.text()), OFF);
+
+  const signIn = await authorizationSignIn(browser);
+  const signUpPath = `${signIn.url.pathname.replace(/\/signin$/, '')}/signup`;
+  const interactionForm = page(await browser.open(signUpPath));
+  t.is(interactionForm.status, 403);
+  t.regex(text(interactionForm.html), OFF);
+  const interactionPost = await browser.request(signUpPath, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      name: 'X',
+      email: `y-${uniqueTag()}@example.com`,
+      username: 'yy',
+      password: 'long password',
+    }),
+  });
+  t.is(interactionPost.status, 403);
+  t.is(
+    await world
+      .knex()('users')
+      .whereRaw("email like 'x-%' or email like 'y-%'")
+      .count('id as n')
+      .first()
+      .then((r) => Number(r?.n)),
+    0,
+  );
+});
+
+test('accounts made by an administrator still sign in', async (t) => {
+  const email = `invited-${uniqueTag()}@example.com`;
+  const created = await world.call('POST', '/v2/admin/users', {
+    token: world.admin.apiKey,
+    body: { email, password: 'made by the admin' },
+  });
+  t.is(created.status, 201);
+  const { landed } = await signInToSettings(world, email, 'made by the admin');
+  t.is(landed.url.pathname, '/auth/settings');
+});
