@@ -106,7 +106,12 @@ export async function resetPassword(
   password: string,
 ): Promise<{ userId: number; ended: EndedEverything } | null> {
   if (!TOKEN.test(token)) return null;
-  const done = await completePasswordReset(deps.stores.db.knex, sha256Hex(token), password);
+  const done = await completePasswordReset(
+    deps.stores.db.knex,
+    deps.stores.tokenStore,
+    sha256Hex(token),
+    password,
+  );
   if (!done) return null;
   return { userId: done.userId, ended: await endEverythingOf(deps, done.userId) };
 }

@@ -1,11 +1,14 @@
 import { hashPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
+import type { VersionBumper } from '../versions.ts';
+import { bumpUser } from './users.ts';
 
 /**
  * Password-reset links (table `password_reset_tokens`). Only the SHA-256 of the link's token is
  * stored. A user has at most one usable link: a new one deletes the older ones. Completing a reset
  * is one transaction that uses the link (a conditional UPDATE, so single use holds under races),
- * sets the password and marks the address verified (whoever reads the mail owns the address).
+ * sets the password and marks the address verified (whoever reads the mail owns the address);
+ * `user:<id>` is bumped after the commit.
  */
 
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
@@ -49,6 +52,7 @@ export async function findUsablePasswordReset(
  */
 export async function completePasswordReset(
   knex: Knex,
+  versions: VersionBumper,
   tokenHash: string,
   password: string,
   now: Date = new Date(),
@@ -56,7 +60,7 @@ export async function completePasswordReset(
   if (!TOKEN_HASH.test(tokenHash)) return null;
   // Hash before the transaction: scrypt takes tens of milliseconds.
   const passwordHash = await hashPassword(password);
-  return knex.transaction(async (trx) => {
+  const done = await knex.transaction(async (trx) => {
     const rows = (await trx('password_reset_tokens')
       .where({ token_hash: tokenHash })
       .whereNull('consumed_at')
@@ -77,4 +81,6 @@ export async function completePasswordReset(
     await trx('password_reset_tokens').where({ user_id: userId }).whereNull('consumed_at').del();
     return { userId };
   });
+  if (done) await bumpUser(knex, versions, done.userId);
+  return done;
 }
