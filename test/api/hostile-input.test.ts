@@ -189,3 +189,11 @@ test('headers over the limit get a 431 in the error envelope', async (t) => {
   const body = JSON.parse(answer.body);
   t.like(body, { status: 'error', path: '/v2/me', error: { code: 'RequestHeaderFieldsTooLarge' } });
 });
+
+test('a method the path does not take is a 405 in the envelope, with Allow', async (t) => {
+  const response = await send('DELETE', '/v2/me/connected-apps', { authorization: `Bearer ${owner.apiKey}` });
+  isEnvelope(t, response, 405, /DELETE is not allowed here/);
+  t.is(response.json?.error?.code, 'MethodNotAllowed');
+  const allowed = await fetch(`${world.system.url}/v2/me/connected-apps`, { method: 'PUT' });
+  t.regex(allowed.headers.get('allow') ?? '', /GET/);
+});

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { type AppError, InternalError, NotFoundError, toAppError } from '../errors.ts';
+import { AppError, InternalError, NotFoundError, toAppError } from '../errors.ts';
 
 /** The contract's error body (section 3). */
 export function errorBody(error: AppError, path: string) {
@@ -15,6 +15,17 @@ export function errorBody(error: AppError, path: string) {
   };
 }
 
+function bodilessAnswer(ctx: Context): AppError {
+  if (ctx.status === 404) return new NotFoundError(`No route for ${ctx.method} ${ctx.path}`);
+  const allow = ctx.response.get('Allow');
+  if (ctx.status === 405) {
+    return new AppError(405, 'MethodNotAllowed', `${ctx.method} is not allowed here; allowed: ${allow}`, {
+      headers: { Allow: allow },
+    });
+  }
+  return new AppError(ctx.status, 'ClientError', 'Request refused');
+}
+
 /** Turns errors of another layer (e.g. the data layer's reports) into answers; undefined = not one of its. */
 export type ErrorTranslator = (error: unknown) => AppError | undefined;
 
@@ -27,8 +38,8 @@ export function errorEnvelope(translate?: ErrorTranslator) {
   return async function errorEnvelopeMiddleware(ctx: Context, next: Next) {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined)
-        throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`);
+      // A status without a body (no route; the router's 405 for a known path) is an error too.
+      if (ctx.body === undefined && ctx.status >= 400) throw bodilessAnswer(ctx);
     } catch (error) {
       const known = translate?.(error) ?? toAppError(error);
       if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
