@@ -91,3 +91,27 @@ test('prompt=login as the same account continues as before', async (t) => {
   if (again.step.kind === 'redirect')
     t.is(await accountOfCode(again.step.url.searchParams.get('code')!, again.pkce.verifier), user.id);
 });
+
+test('prompt=login, then "Create account": the new account replaces the old one', async (t) => {
+  const first = await insertUser(world.knex());
+  const browser = new FlowBrowser(world.system.url);
+  await authorizeAs(browser, first);
+  const { url, pkce } = params('login');
+  const signIn = page(await browser.open(url));
+  const signUp = page(
+    await browser.open(new URL(signIn.html.match(/href="([^"]+\/signup)"/)![1]!, signIn.url)),
+  );
+  const email = `replacement-${Date.now()}@example.com`;
+  let step = await browser.submit(signUp, '/signup', {
+    name: 'Replacement',
+    email,
+    username: `repl${Date.now().toString(36)}`,
+    password: 'a long enough password',
+  });
+  if (step.kind === 'page' && step.html.includes('/consent"'))
+    step = await browser.submit(step, '/consent', { decision: 'allow' });
+  t.is(step.kind, 'redirect');
+  if (step.kind !== 'redirect') return;
+  const created = await world.knex()('users').where({ email }).first('id');
+  t.is(await accountOfCode(step.url.searchParams.get('code')!, pkce.verifier), Number(created.id));
+});

@@ -1,6 +1,6 @@
 import { loadConfig } from '@sched/kit/config';
 import test from 'ava';
-import { uniqueTag } from '../support/factories.ts';
+import { insertClient, uniqueTag } from '../support/factories.ts';
 import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { linkHref, page, signInToSettings, text } from './accounts.ts';
@@ -100,4 +100,30 @@ test('accounts made by an administrator still sign in', async (t) => {
   t.is(created.status, 201);
   const { landed } = await signInToSettings(world, email, 'made by the admin');
   t.is(landed.url.pathname, '/auth/settings');
+});
+
+test('the onboarding embed opens on its sign-in form (no Create account); its reset link opens a new tab', async (t) => {
+  const parent = 'https://parent.example';
+  const client = await insertClient(world.knex(), { type: 'public', redirectUris: [`${parent}/callback`] });
+  const entry = new URL('/auth/embed/onboarding', world.system.url);
+  for (const [key, value] of Object.entries({
+    client_id: client.client.id,
+    redirect_uri: client.redirectUri,
+    scope: client.client.scopes.join(' '),
+    state: 'embed',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    parent_origin: parent,
+    theme: 'light',
+    mode: 'popup',
+  }))
+    entry.searchParams.set(key, value);
+  const first = page(await new FlowBrowser(world.system.url).open(entry));
+  t.is(first.status, 200, text(first.html));
+  t.regex(first.html, /<h1>Sign in<\/h1>/);
+  t.false(first.html.includes('Create account'));
+  t.regex(
+    first.html,
+    /<a href="\/auth\/forgot-password" target="_blank" rel="noopener">Forgot password\?<\/a>/,
+  );
 });

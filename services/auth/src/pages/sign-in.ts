@@ -16,9 +16,17 @@ export interface SignInView {
   signUpDisabled?: boolean;
 }
 
-/** The links under every sign-in form: "Forgot password?" and (unless sign-up is off) "Create account". */
-export function signInLinks(signUpHref: string | undefined): SafeHtml {
-  return html`<p class="alt"><a href="${PATHS.forgotPassword}">Forgot password?</a></p>
+/**
+ * The links under every sign-in form: "Forgot password?" and (unless sign-up is off) "Create
+ * account". In the onboarding embed the reset opens in a new tab: its pages may not be framed, and
+ * the e-mail's link leads outside the frame anyway.
+ */
+export function signInLinks(
+  signUpHref: string | undefined,
+  options: { resetInNewTab?: boolean } = {},
+): SafeHtml {
+  const target = options.resetInNewTab ? html` target="_blank" rel="noopener"` : '';
+  return html`<p class="alt"><a href="${PATHS.forgotPassword}"${target}>Forgot password?</a></p>
 ${signUpHref ? html`<p class="alt">New here? <a href="${signUpHref}">Create account</a></p>` : ''}`;
 }
 
@@ -40,6 +48,6 @@ ${view.error ? html`<div class="alert alert-error" role="alert" id="${errorId}">
 </div>
 <button type="submit" class="primary block">Sign in</button>
 </form>
-${signInLinks(view.signUpDisabled ? undefined : interactionPath(view.uid, 'signup'))}
+${signInLinks(view.signUpDisabled ? undefined : interactionPath(view.uid, 'signup'), { resetInNewTab: view.cancel === true })}
 ${view.cancel ? html`<p class="cancel-row"><button type="button" class="link-button" data-embed-close>Cancel</button></p>` : ''}`;
 }
