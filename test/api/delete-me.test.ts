@@ -1,4 +1,7 @@
 import { HOST_DELETED_REASON } from '@sched/db/queries/account-deletion';
+import { deleteManagedUser } from '@sched/db/queries/managed-users';
+import { deleteOAuthClient } from '@sched/db/queries/oauth-client-management';
+import { createUser, type User } from '@sched/db/queries/users';
 import test from 'ava';
 import {
   insertClient,
@@ -20,7 +23,7 @@ const { call } = world;
 const knex = () => world.knex();
 
 /** A booking hosted by `host` (a personal event type, available all week); returns its uid. */
-async function bookingOf(host: Awaited<ReturnType<typeof insertUser>>, day: number): Promise<string> {
+async function bookingOf(host: { id: number; user: User }, day: number): Promise<string> {
   await setAvailability(knex(), host.user);
   const eventType = await personalEventType(knex(), host.id);
   const start = `${FUTURE_YEAR}-03-${String(day).padStart(2, '0')}T10:00:00.000Z`;
@@ -158,4 +161,46 @@ test("the OAuth clients the user owns go with the account, and their users' toke
   t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 401);
   t.is(await knex()('oauth_clients').where({ id: client.client.id }).first(), undefined);
   t.is((await call('GET', '/v2/me', { token: customer.apiKey })).status, 200, 'the customer account stays');
+});
+
+/** A managed user of `clientId` with one booking; returns the booking's uid. */
+async function managedHostWithBooking(clientId: string, day: number): Promise<{ id: number; uid: string }> {
+  const managed = await createUser(knex(), {
+    email: `managed-${clientId.slice(0, 8)}-${day}@example.com`,
+    managedByClientId: clientId,
+  });
+  return { id: managed.id, uid: await bookingOf({ id: managed.id, user: managed }, day) };
+}
+
+const bookingRow = async (uid: string) => knex()('bookings').where({ uid }).first();
+
+test("a host leaving by any road leaves cancelled bookings: the account's clients' managed users, a managed user, a client", async (t) => {
+  // DELETE /v2/me of a developer: the managed users of their clients go too.
+  const developer = await insertUser(knex());
+  const owned = await insertClient(knex(), { ownerUserId: developer.id });
+  const viaAccount = await managedHostWithBooking(owned.client.id, 10);
+  t.is((await call('DELETE', '/v2/me', { token: developer.apiKey })).status, 204);
+  t.like(await bookingRow(viaAccount.uid), {
+    status: 'cancelled',
+    cancellation_reason: HOST_DELETED_REASON,
+    host_user_id: null,
+  });
+  // A managed user deleted, and a client deleted with its managed users.
+  const client = await insertClient(knex());
+  const single = await managedHostWithBooking(client.client.id, 11);
+  t.truthy(await deleteManagedUser(knex(), world.store(), client.client.id, single.id));
+  const withClient = await managedHostWithBooking(client.client.id, 12);
+  await deleteOAuthClient(knex(), world.store(), client.client.id); // PGlite reports no delete counts
+  t.is(await knex()('oauth_clients').where({ id: client.client.id }).first(), undefined);
+  for (const uid of [single.uid, withClient.uid])
+    t.like(await bookingRow(uid), {
+      status: 'cancelled',
+      cancellation_reason: HOST_DELETED_REASON,
+      host_user_id: null,
+    });
+  t.is(
+    await knex()('bookings').whereNull('host_user_id').where({ status: 'accepted' }).first(),
+    undefined,
+    'no booking without host is still accepted',
+  );
 });

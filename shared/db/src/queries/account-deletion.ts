@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 import { clientVersionKey } from './oauth-clients.ts';
 
 /**
@@ -33,8 +34,7 @@ export type AccountDeletion =
   | { deleted: true; account: DeletedAccount }
   | { deleted: false; soleOwnerOf: SoleOwnership[] };
 
-/** The reason written on the bookings the deletion cancels. */
-export const HOST_DELETED_REASON = 'The host deleted their account';
+export { HOST_DELETED_REASON } from './bookings.ts';
 
 /**
  * Organizations and teams where `userId` holds an accepted OWNER membership and nobody else does
@@ -127,10 +127,7 @@ export async function deleteAccount(
       organization_id: number | string | null;
       team_id: number | string | null;
     }>;
-    const cancelledBookings = await trx('bookings')
-      .whereIn('host_user_id', userIds)
-      .where({ status: 'accepted' })
-      .update({ status: 'cancelled', cancellation_reason: HOST_DELETED_REASON, updated_at: trx.fn.now() });
+    const cancelledBookings = await cancelBookingsOfDeletedHosts(trx, userIds);
     await trx('users').whereIn('id', userIds).delete();
     const keys = new Set<string>(userIds.map((id) => accessVersionKey.user(id)));
     for (const row of parents) {

@@ -254,6 +254,25 @@ export async function cancelBookingRow(
   return row ? mapBooking(row) : null;
 }
 
+/** The reason written on the bookings cancelled because their host's account went. */
+export const HOST_DELETED_REASON = 'The host deleted their account';
+
+/**
+ * Before users rows are deleted (account deletion, a managed user or its client deleted): their
+ * accepted bookings become cancelled with HOST_DELETED_REASON. The rows stay; the foreign key then
+ * sets their host to null (migration 0012), so a booking without host is always cancelled.
+ * `hostIds` is a list of user ids or a subquery selecting them. Returns how many were cancelled.
+ */
+export async function cancelBookingsOfDeletedHosts(
+  knex: Knex,
+  hostIds: readonly number[] | Knex.QueryBuilder,
+): Promise<number> {
+  return knex('bookings')
+    .whereIn('host_user_id', hostIds as readonly number[])
+    .where({ status: 'accepted' })
+    .update({ status: 'cancelled', cancellation_reason: HOST_DELETED_REASON, updated_at: knex.fn.now() });
+}
+
 /** The host's bookings, by start then id, paged. Index bookings_host_start. */
 export async function listHostBookings(
   knex: Knex,

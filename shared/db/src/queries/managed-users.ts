@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { transactionWithBumps, type VersionBumper } from '../versions.ts';
+import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 import {
   bumpUser,
   createUser,
@@ -110,6 +111,10 @@ export async function deleteManagedUser(
   userId: number,
 ): Promise<User | null> {
   if (!Number.isSafeInteger(userId)) return null;
+  await cancelBookingsOfDeletedHosts(
+    knex,
+    knex('users').where({ id: userId, managed_by_client_id: clientId }).select('id'),
+  );
   const [row] = (await knex('users')
     .where({ id: userId, managed_by_client_id: clientId })
     .delete()

@@ -10,6 +10,7 @@ import {
   type OAuthClient,
   type VersionBumper,
 } from './oauth-clients.ts';
+import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 
 /**
  * The SQL of OAuth-client management beyond `oauth-clients.ts`: lists by owner / organization and
@@ -143,6 +144,11 @@ export async function deleteOAuthClient(
   clientId: string,
 ): Promise<boolean> {
   if (!isWellFormedClientId(clientId)) return false;
+  // Its managed users go with it: their bookings are cancelled first (they keep their rows).
+  await cancelBookingsOfDeletedHosts(
+    knex,
+    knex('users').where({ managed_by_client_id: clientId }).select('id'),
+  );
   const deleted = (await knex('oauth_clients').where({ id: clientId }).delete()) > 0;
   // Bumped whatever the count says (PGlite does not report counts of deletes).
   await bumpClientVersion(knex, versions, clientId);
