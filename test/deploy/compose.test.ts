@@ -31,7 +31,13 @@ const CONTRACT_VARIABLES = [
  * Also read by shared/kit/src/config.ts: NODE_ENV (Dockerfile), TRUST_PROXY (behind the gateway),
  * SIGNUP_ENABLED (contract §12).
  */
-const RUNTIME_VARIABLES = ['NODE_ENV', 'HOST', 'TRUST_PROXY', 'SHUTDOWN_TIMEOUT_MS', 'SIGNUP_ENABLED'] as const;
+const RUNTIME_VARIABLES = [
+  'NODE_ENV',
+  'HOST',
+  'TRUST_PROXY',
+  'SHUTDOWN_TIMEOUT_MS',
+  'SIGNUP_ENABLED',
+] as const;
 const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...CONTRACT_VARIABLES, ...RUNTIME_VARIABLES]);
 const CONFIG_MODULE = 'shared/kit/src/config.ts';
 
