@@ -74,15 +74,17 @@ async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
  * users (no sign-in of their own) get nothing.
  */
 export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
-  const user = await findUserByEmail(deps.stores.db.knex, email);
-  if (!user || user.managedByClientId !== null) return;
-  // At most RESET_MAILS_PER_ADDRESS an hour, so the form cannot flood someone's mailbox; past it
-  // the page answers the same and nothing is sent.
-  const { count } = await deps.stores.tokenStore.hit(
-    `password-reset:account:${sha256Hex(user.email.toLowerCase()).slice(0, 32)}`,
-    60 * 60,
-  );
-  if (count > RESET_MAILS_PER_ADDRESS) return;
+  // The same two round trips with or without an account (the lookup and the counter), in parallel.
+  // At most RESET_MAILS_PER_ADDRESS an hour per typed address, so the form cannot flood someone's
+  // mailbox; past it the page answers the same and nothing is sent.
+  const [user, { count }] = await Promise.all([
+    findUserByEmail(deps.stores.db.knex, email),
+    deps.stores.tokenStore.hit(
+      `password-reset:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
+      60 * 60,
+    ),
+  ]);
+  if (!user || user.managedByClientId !== null || count > RESET_MAILS_PER_ADDRESS) return;
   void sendResetEmail(deps, user).catch((error: unknown) => {
     deps.logger.error({ err: error, userId: user.id }, 'password reset e-mail not written');
   });
