@@ -10,7 +10,7 @@ import { dataErrorToAppError } from './errors/data-errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
-import { mountRoutes } from './routing/mount.ts';
+import { mountRoutes } from './pipeline/mount.ts';
 import type { AnyRoute } from './routing/route.ts';
 import { RoutersBySegment } from './routing/segments.ts';
 

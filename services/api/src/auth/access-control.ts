@@ -1,7 +1,10 @@
 import { type AccessFacts, findUserAccessFacts } from '@sched/db/queries/access-facts';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import type { Runtime } from '@sched/runtime/runtime';
-import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from './cache.ts';
+import { createRouteCache, MAX_AGE_MS, type RouteCache } from '../cache/route-cache.ts';
+import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from '../cache/versioned.ts';
+
+export type { RouteCache };
 
 /** What the API-key cache holds for one key (by the SHA-256 of the key). */
 export interface ApiKeyEntry {
@@ -63,40 +66,6 @@ export interface AccessControl {
   routeCache: RouteCache;
 }
 
-/**
- * Per-app caches a route may use (handed to `versionKeys` and the handler): versioned caches,
- * validated against versions read with the credential, and maps of facts that never change.
- */
-export interface RouteCache {
-  versioned<V>(name: string, options?: { max?: number; maxAgeMs?: number }): VersionedCache<V>;
-  permanent<V>(name: string, max?: number): BoundedMap<V>;
-}
-
-function createRouteCache(): RouteCache {
-  const versioned = new Map<string, VersionedCache<unknown>>();
-  const permanent = new Map<string, BoundedMap<unknown>>();
-  return {
-    versioned<V>(name: string, options: { max?: number; maxAgeMs?: number } = {}) {
-      let cache = versioned.get(name);
-      if (!cache) {
-        cache = new VersionedCache({ max: options.max ?? 20_000, maxAgeMs: options.maxAgeMs ?? MAX_AGE_MS });
-        versioned.set(name, cache);
-      }
-      return cache as VersionedCache<V>;
-    },
-    permanent<V>(name: string, max = 50_000) {
-      let map = permanent.get(name);
-      if (!map) {
-        map = new BoundedMap(max);
-        permanent.set(name, map);
-      }
-      return map as BoundedMap<V>;
-    },
-  };
-}
-
-/** A cached entry older than this is reloaded even without a version change (safety net). */
-const MAX_AGE_MS = 5 * 60_000;
 
 export function createAccessControl(deps: Runtime): AccessControl {
   const users = new VersionedCache<UserFacts>({ max: 20_000, maxAgeMs: MAX_AGE_MS });

@@ -4,7 +4,7 @@ import type { Limit } from '@sched/runtime/rate-limit';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import type { RouteCache } from '../auth/access-control.ts';
+import type { RouteCache } from '../cache/route-cache.ts';
 import type { AccessContext, Caller, UserCaller } from './caller.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -2,8 +2,8 @@ import { accessVersionKey } from '@sched/db/queries/access-facts';
 import { findMembership, type Membership } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
-import type { RouteCache } from '../../auth/access-control.ts';
-import { UNKNOWN_VERSION } from '../../auth/cache.ts';
+import type { RouteCache } from '../../cache/route-cache.ts';
+import { UNKNOWN_VERSION } from '../../cache/versioned.ts';
 import type { AccessContext } from '../../routing/caller.ts';
 import { parentOf, teamInOrganization } from './context.ts';
 

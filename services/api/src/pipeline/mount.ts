@@ -5,10 +5,10 @@ import { authenticate } from '../auth/authenticate.ts';
 import { authorizeAccess, authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { enforceRouteLimit } from '../auth/rate-limit.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
-import type { UserCaller } from './caller.ts';
-import type { AnyRoute } from './route.ts';
-import type { RoutersBySegment } from './segments.ts';
-import { validatePart } from './validate.ts';
+import type { UserCaller } from '../routing/caller.ts';
+import type { AnyRoute } from '../routing/route.ts';
+import type { RoutersBySegment } from '../routing/segments.ts';
+import { validatePart } from '../routing/validate.ts';
 
 const NO_KEYS: readonly string[] = [];
 const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});

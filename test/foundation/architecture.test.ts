@@ -1,0 +1,146 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import test from 'ava';
+import { ROOT } from '../support/process.ts';
+
+/**
+ * The import structure (docs/conventions.md, "Parts"): the two services never import each other,
+ * shared libraries never import a service, the policy package imports nothing of ours, and the
+ * resource API's top-level folders import each other without circles (routing/ is the request
+ * contract; auth/ and pipeline/ build on it).
+ */
+
+interface Import {
+  file: string;
+  specifier: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'dist') return [];
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Imports of the files under `dir` (relative to the repository, or absolute). */
+function importsOf(dir: string): Import[] {
+  return sourceFiles(resolve(ROOT, dir)).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => ({
+      file: relative(ROOT, file),
+      specifier: (match[1] ?? match[2])!,
+    })),
+  );
+}
+
+/** The part of ours an import lands in: `@sched/<name>`, or a relative path resolved to its top folder. */
+function targetPart({ file, specifier }: Import): string | null {
+  if (specifier.startsWith('@sched/')) return specifier.split('/')[1]!;
+  if (!specifier.startsWith('.')) return null;
+  const target = relative(ROOT, resolve(ROOT, dirname(file), specifier)).split(sep);
+  if (target[0] === 'services' || target[0] === 'shared') return target[1]!;
+  return target[0] ?? null;
+}
+
+const SERVICES = ['auth', 'api', 'launcher'];
+const SHARED = readdirSync(join(ROOT, 'shared')).filter((name) =>
+  statSync(join(ROOT, 'shared', name)).isDirectory(),
+);
+
+function violations(dir: string, forbidden: (part: string) => boolean): string[] {
+  return importsOf(dir)
+    .filter((found) => {
+      const part = targetPart(found);
+      return part !== null && forbidden(part);
+    })
+    .map(({ file, specifier }) => `${file} imports ${specifier}`);
+}
+
+test('the authorization server and the resource API never import each other', (t) => {
+  t.deepEqual(
+    violations('services/auth/src', (part) => part === 'api' || part === 'launcher'),
+    [],
+  );
+  t.deepEqual(
+    violations('services/api/src', (part) => part === 'auth' || part === 'launcher'),
+    [],
+  );
+});
+
+test('shared libraries never import a service', (t) => {
+  for (const library of SHARED) {
+    t.deepEqual(
+      violations(`shared/${library}`, (part) => SERVICES.includes(part)),
+      [],
+      library,
+    );
+  }
+  t.deepEqual(
+    violations('migrations', (part) => SERVICES.includes(part)),
+    [],
+  );
+});
+
+test('the policy package imports nothing of ours', (t) => {
+  t.deepEqual(
+    violations('shared/policy/src', (part) => part !== 'policy'),
+    [],
+  );
+});
+
+/** Circles among the top-level folders of a service's src/ (files at the top count one by one). */
+function folderCircles(dir: string): string[] {
+  const base = resolve(ROOT, dir);
+  const nodeOf = (path: string) => {
+    const [first] = relative(base, path).split(sep);
+    return first!;
+  };
+  const edges = new Map<string, Set<string>>();
+  for (const { file, specifier } of importsOf(dir)) {
+    if (!specifier.startsWith('.')) continue;
+    const from = nodeOf(resolve(ROOT, file));
+    const to = nodeOf(resolve(ROOT, dirname(file), specifier));
+    if (from === to || to.startsWith('..')) continue;
+    if (!edges.has(from)) edges.set(from, new Set());
+    edges.get(from)!.add(to);
+  }
+  const circles: string[] = [];
+  const reaches = (from: string, to: string, seen = new Set<string>()): string[] | null => {
+    for (const next of edges.get(from) ?? []) {
+      if (next === to) return [from, to];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const path = reaches(next, to, seen);
+      if (path) return [from, ...path];
+    }
+    return null;
+  };
+  for (const node of edges.keys()) {
+    const circle = reaches(node, node);
+    if (circle) circles.push(circle.join(' -> '));
+  }
+  return circles;
+}
+
+test("the resource API's folders import each other without circles (routing never imports auth)", (t) => {
+  t.deepEqual(folderCircles('services/api/src'), []);
+  const routingImportsAuth = importsOf('services/api/src/routing').filter(({ specifier }) =>
+    /(^|\/)auth\//.test(specifier),
+  );
+  t.deepEqual(routingImportsAuth, []);
+});
+
+test('the checker sees a circle when there is one', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sched-architecture-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'a'));
+  mkdirSync(join(dir, 'b'));
+  writeFileSync(join(dir, 'a', 'one.ts'), "import { two } from '../b/two.ts';\nexport const one = two;\n");
+  writeFileSync(join(dir, 'b', 'two.ts'), "import type { one } from '../a/one.ts';\nexport const two = 2;\n");
+  t.deepEqual(folderCircles(dir), ['a -> b -> a', 'b -> a -> b']);
+});
