@@ -9,6 +9,7 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
 import { discoveryDocument, isBearerEndpoint, isProviderRoute } from './endpoints/discovery.ts';
+import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
@@ -66,6 +67,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(settingsRoutes(deps).routes());
   provider.use(embedRoutes(deps).routes());
   provider.use(embedRequests(deps));
+  provider.use(introspectionEndpoint(deps));
   provider.use(onlyOurProviderRoutes());
   provider.use(authorizationRequest(deps));
   provider.use(embedAuthorization());

@@ -5,6 +5,8 @@ export const PATHS = {
   authorize: '/auth/oauth2/authorize',
   token: '/v2/auth/oauth2/token',
   revoke: '/v2/auth/oauth2/revoke',
+  /** RFC 7662 token introspection (confidential clients: own tokens; resource servers: any). */
+  introspect: '/v2/auth/oauth2/introspect',
   discovery: '/.well-known/oauth-authorization-server',
   /** Sign-in, sign-up and consent of one authorization request: `${interaction}/:uid[/step]`. */
   interaction: '/auth/interaction',

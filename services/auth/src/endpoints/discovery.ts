@@ -38,6 +38,8 @@ export function discoveryDocument() {
       'client_secret_post',
       'none',
     ];
+    document.introspection_endpoint = `${String(document.issuer).replace(/\/$/, '')}${PATHS.introspect}`;
+    document.introspection_endpoint_auth_methods_supported = ['client_secret_basic', 'client_secret_post'];
     ctx.body = document;
   };
 }
@@ -49,5 +51,5 @@ const RESUME = new RegExp(`^${PATHS.authorize}/[A-Za-z0-9_-]+$`);
 export const isProviderRoute = (path: string): boolean => PROVIDER_ROUTES.has(path) || RESUME.test(path);
 
 /** Endpoints that take a client credential in the body or none, never a cookie: open to CORS. */
-const BEARER_ENDPOINTS = new Set<string>([PATHS.token, PATHS.revoke, PATHS.discovery]);
+const BEARER_ENDPOINTS = new Set<string>([PATHS.token, PATHS.revoke, PATHS.introspect, PATHS.discovery]);
 export const isBearerEndpoint = (path: string): boolean => BEARER_ENDPOINTS.has(path);

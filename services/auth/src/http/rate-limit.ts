@@ -13,6 +13,8 @@ export const LIMITS = {
   tokenPerClient: { max: 1200, windowSeconds: 60 },
   /** Revocation endpoint, per client id. */
   revokePerClient: { max: 600, windowSeconds: 60 },
+  /** Introspection endpoint, per client or resource-server id. */
+  introspectPerClient: { max: 600, windowSeconds: 60 },
   /** Failed sign-ins per account (the e-mail typed, case-insensitive). */
   signInFailuresPerAccount: { max: 10, windowSeconds: 15 * 60 },
   /** Failed sign-ins per client IP address. */
@@ -27,6 +29,7 @@ export const LIMITS = {
 export const rateKeys = {
   tokenClient: (clientId: string) => `token:client:${sha256Hex(clientId).slice(0, 32)}`,
   revokeClient: (clientId: string) => `revoke:client:${sha256Hex(clientId).slice(0, 32)}`,
+  introspectClient: (clientId: string) => `introspect:client:${sha256Hex(clientId).slice(0, 32)}`,
   signInAccount: (email: string) => `signin:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
   signInIp: (ip: string) => `signin:ip:${ip}`,
   signUpIp: (ip: string) => `signup:ip:${ip}`,

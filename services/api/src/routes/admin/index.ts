@@ -1,6 +1,9 @@
 import type { AnyRoute } from '../../routing/route.ts';
 import { createOrganizationRoute } from './create-organization.ts';
+import { createResourceServerRoute } from './create-resource-server.ts';
 import { createUserRoute } from './create-user.ts';
+import { deleteResourceServerRoute } from './delete-resource-server.ts';
+import { listResourceServersRoute } from './list-resource-servers.ts';
 import { provisionMembershipRoute } from './provision-membership.ts';
 import { updateOrganizationRoute } from './update-organization.ts';
 
@@ -9,4 +12,7 @@ export const adminRoutes: readonly AnyRoute[] = [
   createOrganizationRoute,
   updateOrganizationRoute,
   provisionMembershipRoute,
+  createResourceServerRoute,
+  listResourceServersRoute,
+  deleteResourceServerRoute,
 ];

@@ -1,0 +1,52 @@
+import { insertAuditEntry } from '@sched/db/queries/audit-log';
+import { createResourceServer } from '@sched/db/queries/resource-servers';
+import { z } from 'zod';
+import { presentResourceServer, resourceServerOutput } from '../../presenters/resource-server.ts';
+import { defineRoute } from '../../routing/route.ts';
+
+/**
+ * Resource servers (contract §13): services that check tokens at
+ * `POST /v2/auth/oauth2/introspect` and may introspect any token, not only their own like an OAuth
+ * client. The secret is shown once, in the answer of the POST; only its SHA-256 is stored.
+ */
+
+const INTROSPECTION =
+  'It authenticates at `POST /v2/auth/oauth2/introspect` with `id` as client_id and `secret` as ' +
+  'client_secret (HTTP Basic or in the body) and may introspect any access or refresh token.';
+
+export const createResourceServerRoute = defineRoute({
+  method: 'POST',
+  path: '/admin/resource-servers',
+  summary: 'Registers a resource server that may introspect any token; its secret is shown once',
+  description: `${INTROSPECTION} The secret is in this answer only; it cannot be read again.`,
+  tags: ['Admin'],
+  auth: 'admin',
+  body: z.strictObject({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().trim().max(1000).optional(),
+  }),
+  response: {
+    status: 201,
+    description: 'The resource server and its secret (shown once)',
+    schema: resourceServerOutput.extend({ secret: z.string() }),
+  },
+  handler: async ({ deps, body, caller }) => {
+    const knex = deps.stores.db.knex;
+    const { server, secret } = await knex.transaction(async (trx) => {
+      const made = await createResourceServer(trx, {
+        name: body.name,
+        description: body.description || null,
+        createdByUserId: caller.userId,
+      });
+      await insertAuditEntry(trx, {
+        actorUserId: caller.userId,
+        action: 'resource_server.created',
+        subjectType: 'resource_server',
+        subjectId: made.server.id,
+        details: { name: made.server.name },
+      });
+      return made;
+    });
+    return { status: 201, data: { ...presentResourceServer(server), secret: secret.plain } };
+  },
+});
