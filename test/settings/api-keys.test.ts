@@ -96,3 +96,21 @@ test('create and revoke need the CSRF token of the signed-in user', async (t) =>
   t.is((await rawPost(browser, `${KEYS}/${keys.body.data[0].id}/revoke`, {})).status, 403);
   t.is((await call('GET', '/v2/me', { token: user.apiKey })).status, 200);
 });
+
+test("creations count against the API's POST /v2/api-keys limit (the same counter): 429 past it", async (t) => {
+  const user = await insertUser(knex());
+  // 50 creations this hour through the API (counted straight into its counter).
+  for (let i = 0; i < 50; i++) await world.store().hit(`api:api-keys:user:${user.id}`, 3600);
+  const browser = await signedIn(world, user);
+  const list = page(await browser.open(KEYS));
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(list.html)?.[1] ?? '';
+  const refused = await rawPost(browser, KEYS, { _csrf: csrf });
+  t.is(refused.status, 429);
+  const keys = await call('GET', '/v2/api-keys', { token: user.apiKey });
+  t.is(keys.body.data.length, 1, 'no key was made');
+  t.is(
+    (await call('POST', '/v2/api-keys', { token: user.apiKey })).status,
+    429,
+    'and the API counts the page',
+  );
+});

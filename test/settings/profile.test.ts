@@ -208,3 +208,14 @@ test('the resend button is rate-limited per user (429 page)', async (t) => {
 });
 
 const formCsrf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+test('Resend for an address verified meanwhile sends nothing and says it is verified', async (t) => {
+  const user = await insertUser(knex());
+  await knex()('users').where({ id: user.id }).update({ email_verified_at: null });
+  const { browser, form } = await openProfile(user);
+  await knex()('users').where({ id: user.id }).update({ email_verified_at: new Date() });
+  const answer = await post(browser, form, '/auth/settings/profile/verification-email');
+  t.is(answer.status, 200);
+  t.true(text(answer.html).includes('Your e-mail address is already verified.'));
+  t.is(world.smtp.received.filter((m) => m.to.includes(user.email)).length, 0);
+});
