@@ -11,6 +11,7 @@ import * as userEmailLookup from './0009_user_email_lookup.ts';
 import * as tokenOwnerIndex from './0010_token_owner_index.ts';
 import * as passwordResets from './0011_password_resets.ts';
 import * as bookingHostSetNull from './0012_booking_host_set_null.ts';
+import * as signingKeys from './0013_signing_keys.ts';
 import * as resourceServers from './0014_resource_servers.ts';
 
 export interface Migration {
@@ -35,5 +36,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0010_token_owner_index', tokenOwnerIndex],
   ['0011_password_resets', passwordResets],
   ['0012_booking_host_set_null', bookingHostSetNull],
+  ['0013_signing_keys', signingKeys],
   ['0014_resource_servers', resourceServers],
 ];

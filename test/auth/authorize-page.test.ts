@@ -155,8 +155,30 @@ test('unknown scope value: 303 invalid_scope', async (t) => {
   isRedirectError(t, response, app.redirectUri, 'invalid_scope', 'Requested scope is not a recognized scope');
 });
 
-test('openid is not a scope here (pure OAuth): 303 invalid_scope', async (t) => {
+test('openid not registered on the client: 303 invalid_request (OIDC scopes are known, contract §13)', async (t) => {
   const response = await get(base(app, { scope: 'openid PROFILE_READ' }));
+  isRedirectError(
+    t,
+    response,
+    app.redirectUri,
+    'invalid_request',
+    "Requested scope exceeds the client's registered scopes",
+  );
+});
+
+test('a legacy client cannot ask for openid it has not registered: 303 invalid_request', async (t) => {
+  const response = await get(base(legacy, { scope: 'openid' }));
+  isRedirectError(
+    t,
+    response,
+    legacy.redirectUri,
+    'invalid_request',
+    "Requested scope exceeds the client's registered scopes",
+  );
+});
+
+test('uppercase OPENID is not an OIDC scope: 303 invalid_scope', async (t) => {
+  const response = await get(base(app, { scope: 'OPENID PROFILE_READ' }));
   isRedirectError(t, response, app.redirectUri, 'invalid_scope', 'Requested scope is not a recognized scope');
 });
 

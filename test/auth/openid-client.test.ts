@@ -51,7 +51,7 @@ async function authorize(config: client.Configuration, testClient: TestClient, s
   return { callback: outcome.url, verifier, state };
 }
 
-test('discovery finds the RFC 8414 metadata with the configured endpoints and no OpenID members', async (t) => {
+test('discovery finds the RFC 8414 metadata with the configured endpoints, jwks_uri and the OIDC scopes', async (t) => {
   const config = await discover(confidential);
   const metadata = config.serverMetadata();
   t.is(metadata.issuer, system.config.appUrl);
@@ -62,14 +62,15 @@ test('discovery finds the RFC 8414 metadata with the configured endpoints and no
   t.deepEqual(metadata.response_types_supported, ['code']);
   t.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
   t.true(metadata.authorization_response_iss_parameter_supported);
+  t.is(metadata.jwks_uri, `${system.url}/v2/auth/oauth2/jwks`);
+  // OpenID-only members stay in the OpenID document (test/auth/oidc.test.ts).
   t.false('userinfo_endpoint' in metadata);
-  t.false('jwks_uri' in metadata);
   t.false('id_token_signing_alg_values_supported' in metadata);
-  t.false(metadata.scopes_supported?.includes('openid'));
+  t.true(metadata.scopes_supported?.includes('openid'));
   t.true(metadata.scopes_supported?.includes('PROFILE_READ'));
 
   const openid = await fetch(`${system.url}/.well-known/openid-configuration`);
-  t.is(openid.status, 404);
+  t.is(openid.status, 200);
 });
 
 test('confidential client: authorization URL, code exchange, refresh and revocation', async (t) => {

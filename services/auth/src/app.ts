@@ -8,7 +8,8 @@ import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
-import { discoveryDocument, isBearerEndpoint, isProviderRoute } from './endpoints/discovery.ts';
+import { discoveryDocument, isBearerEndpoint, isProviderRoute, jwksEndpoint } from './endpoints/discovery.ts';
+import { addIdToken, captureIdToken } from './endpoints/id-token.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
@@ -18,6 +19,7 @@ import { embedRoutes } from './embed/routes.ts';
 import { pageRoutes } from './interaction/routes.ts';
 import { ClientDirectory } from './provider/clients.ts';
 import { createProvider } from './provider/create.ts';
+import { startSigningKeyRing, useSigningKeyRing } from './keys/key-ring.ts';
 import { renderErrors } from './render-errors.ts';
 import { settingsRoutes } from './settings/routes.ts';
 
@@ -28,7 +30,7 @@ export function isAuthPath(path: string): boolean {
   return AUTH_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
-/** Only the routes we serve reach oidc-provider (no OpenID discovery, JWKS, logout, ...). */
+/** Only the routes we serve reach oidc-provider (no logout, registration, ...). */
 function onlyOurProviderRoutes() {
   return async function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
     if (!isProviderRoute(ctx.path)) throw new NotFoundError(`Nothing here: ${ctx.method} ${ctx.path}`);
@@ -44,6 +46,8 @@ export function createAuthApp(runtime: Runtime): Koa {
   const clients = new ClientDirectory(runtime.stores.db.knex, runtime.stores.tokenStore);
   const loadClient = clients.load;
   const provider = createProvider(runtime, loadClient);
+  const signingKeys = startSigningKeyRing(runtime);
+  useSigningKeyRing(provider, signingKeys);
   const issuer = runtime.config.appUrl;
   const deps: AuthDeps = {
     runtime,
@@ -71,8 +75,11 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(onlyOurProviderRoutes());
   provider.use(authorizationRequest(deps));
   provider.use(embedAuthorization());
+  provider.use(addIdToken());
   provider.use(tokenEndpoint(deps));
+  provider.use(captureIdToken());
   provider.use(revocationEndpoint(deps));
-  provider.use(discoveryDocument());
+  provider.use(discoveryDocument(signingKeys));
+  provider.use(jwksEndpoint(signingKeys));
   return provider;
 }

@@ -8,6 +8,10 @@ export const PATHS = {
   /** RFC 7662 token introspection (confidential clients: own tokens; resource servers: any). */
   introspect: '/v2/auth/oauth2/introspect',
   discovery: '/.well-known/oauth-authorization-server',
+  /** OpenID Connect (contract §13): provider metadata, signing keys, userinfo. */
+  openidDiscovery: '/.well-known/openid-configuration',
+  jwks: '/v2/auth/oauth2/jwks',
+  userinfo: '/v2/auth/oauth2/userinfo',
   /** Sign-in, sign-up and consent of one authorization request: `${interaction}/:uid[/step]`. */
   interaction: '/auth/interaction',
   verifyEmail: ACCOUNT_PATHS.verifyEmail,

@@ -1,17 +1,20 @@
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
+import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
 import { openDatabase } from '@sched/db/connection';
+import { openStores } from '@sched/db/stores';
 import { failStartup } from '@sched/kit/boot';
 import { loadConfig } from '@sched/kit/config';
-import { CommandInputError, commands, isCommandName } from './commands.ts';
+import { type CommandContext, CommandInputError, commands, isCommandName } from './commands.ts';
 import { sendControlCommand } from './control-socket.ts';
-import { lockDataDir, readLockHolder } from './data-dir.ts';
+import { loadOrCreateCookieKeys, lockDataDir, readLockHolder } from './data-dir.ts';
 
 const USAGE = `usage: npm run cli -- <command> [options]
   migrate                                          apply pending migrations
   create-admin --email E --password P [--name N]   create (or refresh the API key of) a service administrator
   reset-password --email E                         print a one-time password-reset URL (30 minutes)
-  mail-failures                                    e-mails the outbox gave up on (JSON)`;
+  mail-failures                                    e-mails the outbox gave up on (JSON)
+  rotate-keys                                      new ID-token signing key; the old one retires after its tokens expire`;
 
 /** Runs one operator command: on Postgres directly; in embedded mode through the running server if any. */
 async function main(argv: string[]): Promise<unknown> {
@@ -35,6 +38,28 @@ async function main(argv: string[]): Promise<unknown> {
       : name === 'reset-password'
         ? { ...values, appUrl: config.appUrl }
         : values;
+
+  const signingKeys = (cookieKeys: readonly string[]): CommandContext['signingKeys'] => ({
+    secrets: keyEncryptionSecrets({ keyEncryptionKey: config.keyEncryptionKey, cookieKeys }),
+    alg: config.idTokenSigningAlg,
+  });
+
+  if (config.databaseUrl && name === 'rotate-keys') {
+    // Running auth processes learn of the new key through the token store's version.
+    const stores = await openStores({
+      databaseUrl: config.databaseUrl,
+      redisUrl: config.redisUrl,
+      pgliteDir: join(config.dataDir, 'pg'),
+    });
+    try {
+      return await commands[name](stores.db.knex, input, {
+        signingKeys: signingKeys(config.cookieKeys ?? []),
+        versions: stores.tokenStore,
+      });
+    } finally {
+      await stores.close();
+    }
+  }
 
   if (config.databaseUrl) {
     const db = await openDatabase({ url: config.databaseUrl, poolMax: 2 });
@@ -61,7 +86,12 @@ async function main(argv: string[]): Promise<unknown> {
   try {
     // Opened by the CLI itself: bring the schema up to date first, as the server would.
     if (name !== 'migrate') await commands.migrate(db.knex, {});
-    return await commands[name](db.knex, input);
+    // No server runs: nothing to tell about new keys.
+    const cookieKeys = config.cookieKeys ?? (await loadOrCreateCookieKeys(config.dataDir));
+    return await commands[name](db.knex, input, {
+      signingKeys: signingKeys(cookieKeys),
+      versions: undefined,
+    });
   } finally {
     await db.close();
     await release();

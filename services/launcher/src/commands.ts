@@ -4,6 +4,8 @@ import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/ad
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
 import { findUserByEmail, userHasPassword, verifyUserPassword } from '@sched/db/queries/users';
 import { createPasswordResetLink } from '@sched/accounts/password-reset';
+import { rotateSigningKeys, type SigningKeySettings } from '@sched/auth/keys/signing-keys';
+import type { VersionBumper } from '@sched/db/versions';
 import { z } from 'zod';
 
 /** Operator commands; the CLI runs them directly or through a running server's control socket. */
@@ -23,6 +25,17 @@ const MigrateInput = z.strictObject({
   /** ADMIN_EMAIL / ADMIN_PASSWORD: the one-shot migrate step of a deployment bootstraps the admin. */
   admin: z.strictObject({ email: z.email(), password: z.string().min(8) }).optional(),
 });
+
+/**
+ * What a command may need besides the database and its input, from the process that runs it (the
+ * CLI, or the running server behind the control socket): never sent over the socket.
+ */
+export interface CommandContext {
+  /** How signing keys are encrypted and which algorithm new ones use (rotate-keys). */
+  signingKeys: SigningKeySettings;
+  /** The token store, to tell running auth processes that the keys changed; none when no server runs. */
+  versions: VersionBumper | undefined;
+}
 
 export const commands = {
   async migrate(knex: Knex, input: unknown) {
@@ -60,6 +73,15 @@ export const commands = {
     const user = await findUserByEmail(knex, email);
     if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
     return createPasswordResetLink(knex, appUrl, user.id);
+  },
+  /**
+   * A new active ID-token signing key; the previous one stops signing and stays in the JWKS until
+   * the ID tokens it signed have expired (then the next rotation or start-up deletes it).
+   */
+  async 'rotate-keys'(knex: Knex, input: unknown, context?: CommandContext) {
+    parseInput(z.strictObject({}), input ?? {});
+    if (!context) throw new Error('rotate-keys needs the signing-key settings of the process');
+    return rotateSigningKeys(knex, context.signingKeys, context.versions);
   },
   /** E-mails the outbox worker gave up on (out of attempts), newest first, without their bodies. */
   async 'mail-failures'(knex: Knex, input: unknown) {

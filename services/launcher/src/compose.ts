@@ -1,5 +1,6 @@
 import { createApiApp } from '@sched/api/app';
 import { createAuthApp, isAuthPath } from '@sched/auth/app';
+import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdminUser } from '@sched/db/queries/admin';
 import type { BootedService } from '@sched/kit/boot';
@@ -37,7 +38,13 @@ export async function composeSystem(
     const auth = createAuthApp(runtime).callback();
     const api = createApiApp(runtime).callback();
     const stopControlSocket = embedded
-      ? await startControlSocket(config.dataDir, knex, logger)
+      ? await startControlSocket(config.dataDir, knex, logger, {
+          signingKeys: {
+            secrets: keyEncryptionSecrets({ keyEncryptionKey: config.keyEncryptionKey, cookieKeys }),
+            alg: config.idTokenSigningAlg,
+          },
+          versions: runtime.stores.tokenStore,
+        })
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
     const outbox = startOutboxWorker(runtime);

@@ -3,7 +3,7 @@ import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import type { Knex } from '@sched/db/connection';
 import type { Logger } from '@sched/kit/logger';
-import { CommandInputError, commands, isCommandName } from './commands.ts';
+import { type CommandContext, CommandInputError, commands, isCommandName } from './commands.ts';
 
 /**
  * In embedded mode the database belongs to the server process, so the CLI asks the server to run
@@ -19,6 +19,8 @@ export async function startControlSocket(
   dataDir: string,
   knex: Knex,
   logger: Logger,
+  /** The server's own settings and token store (the CLI sends only the command's input). */
+  context?: CommandContext,
 ): Promise<() => Promise<void>> {
   const path = controlSocketPath(dataDir);
   await rm(path, { force: true });
@@ -35,7 +37,7 @@ export async function startControlSocket(
         return reply(404, { error: `unknown command ${name}` });
       try {
         const input = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
-        reply(200, { result: await commands[name](knex, input) });
+        reply(200, { result: await commands[name](knex, input, context) });
         logger.info({ command: name }, 'operator command run through the control socket');
       } catch (error) {
         const known = error instanceof CommandInputError || error instanceof SyntaxError;

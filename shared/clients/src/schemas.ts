@@ -1,5 +1,5 @@
 import { CLIENT_TYPES, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
-import { isKnownScope, isScope } from '@sched/policy/scopes';
+import { isKnownScope, isRegistrableScope } from '@sched/policy/scopes';
 import { z } from 'zod';
 
 /** A positive integer id in a JSON body (the same rule as the API's other id fields). */
@@ -88,11 +88,15 @@ const noDuplicates = (values: readonly string[], ctx: z.RefinementCtx) => {
   });
 };
 
-/** Scopes at creation: only the 30 current ones, at least one. */
+/** Scopes at creation: only the 30 current ones and the OIDC ones (openid, profile, email), at least one. */
 export const creationScopesInput = z
-  .array(z.string().refine(isScope, { error: (issue) => `'${String(issue.input)}' is not a known scope` }))
+  .array(
+    z
+      .string()
+      .refine(isRegistrableScope, { error: (issue) => `'${String(issue.input)}' is not a known scope` }),
+  )
   .min(1, 'at least one scope is required')
-  .max(30)
+  .max(33)
   .superRefine(noDuplicates);
 
 /** Scopes in an update: known values (legacy ones too; client-review decides what may be saved). */
@@ -100,7 +104,7 @@ export const updateScopesInput = z
   .array(
     z.string().refine(isKnownScope, { error: (issue) => `'${String(issue.input)}' is not a known scope` }),
   )
-  .max(32)
+  .max(35)
   .superRefine(noDuplicates);
 
 const name = z.string().trim().min(1, 'must not be empty').max(LIMITS.name);

@@ -40,6 +40,8 @@ const EnvSchema = z.object({
       message: 'must be a comma-separated list of keys of at least 32 characters each',
     })
     .optional(),
+  KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  ID_TOKEN_SIGNING_ALG: z.enum(['ES256', 'RS256'], { message: 'must be ES256 or RS256' }).default('ES256'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -73,6 +75,13 @@ export interface Config {
   mailFrom: string;
   /** Undefined means "generate and persist one" (embedded mode only). */
   cookieKeys: string[] | undefined;
+  /**
+   * Encrypts the ID-token signing keys stored in the database (KEY_ENCRYPTION_KEY); unset: a key
+   * derived from COOKIE_KEYS (services/auth/src/keys/signing-keys.ts).
+   */
+  keyEncryptionKey: string | undefined;
+  /** Algorithm of new ID-token signing keys (ID_TOKEN_SIGNING_ALG, default ES256). */
+  idTokenSigningAlg: 'ES256' | 'RS256';
   logLevel: LogLevel;
   bootstrapAdmin: { email: string; password: string } | undefined;
   trustProxy: boolean;
@@ -114,6 +123,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     cookieKeys: e.COOKIE_KEYS,
+    keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
+    idTokenSigningAlg: e.ID_TOKEN_SIGNING_ALG,
     logLevel: e.LOG_LEVEL,
     bootstrapAdmin:
       e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,

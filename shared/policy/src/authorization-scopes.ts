@@ -1,6 +1,6 @@
 // Validation of the `scope` requested at the authorization page (contract §5).
 import { type Role, roleAtLeast } from './roles.ts';
-import { isKnownScope, scopeSatisfies } from './scopes.ts';
+import { isKnownScope, isOidcScope, scopeSatisfies } from './scopes.ts';
 
 export const SCOPE_REQUIRED_MESSAGE = 'scope parameter is required for this OAuth client';
 export const UNKNOWN_SCOPE_DESCRIPTION = 'Requested scope is not a recognized scope';
@@ -15,7 +15,9 @@ export type AuthorizationScopeCheck =
  * `requested` is the output of `parseScopeParameter`. Legacy clients skip the "registered scopes"
  * check: the migration order (api-v2 "Versioning" 3) adds the scope parameter to the URL BEFORE
  * saving scopes in settings, so a legacy client may ask for scopes it has not registered yet.
- * A registered ORG_X also covers a request for TEAM_X (narrower than what was reviewed).
+ * A registered ORG_X also covers a request for TEAM_X (narrower than what was reviewed). The OIDC
+ * scopes (`openid`, `profile`, `email`) are never part of that migration: every client, legacy
+ * or not, must have them registered to ask for them.
  */
 export function checkAuthorizationScopes(input: {
   requested: readonly string[];
@@ -30,7 +32,8 @@ export function checkAuthorizationScopes(input: {
     return { ok: false, error: 'invalid_scope', description: UNKNOWN_SCOPE_DESCRIPTION };
   }
   const covered = (s: string) => clientScopes.some((c) => scopeSatisfies(c, s));
-  if (!legacyClient && !requested.every(covered)) {
+  const oidcCovered = requested.filter(isOidcScope).every(covered);
+  if (!oidcCovered || (!legacyClient && !requested.every(covered))) {
     return { ok: false, error: 'invalid_request', description: SCOPE_EXCEEDS_CLIENT_DESCRIPTION };
   }
   return { ok: true, scopes: [...requested] };

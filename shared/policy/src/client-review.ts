@@ -1,5 +1,5 @@
 // OAuth client review state machine (api-v2 "OAuth client review state" and "Legacy client").
-import { isLegacyScope, isLegacyScopeSet, isScope, scopeLevel } from './scopes.ts';
+import { isLegacyScope, isLegacyScopeSet, isRegistrableScope, isScope, scopeLevel } from './scopes.ts';
 
 export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
@@ -16,10 +16,13 @@ export interface ClientReviewFields {
 
 export type Refusal = { ok: false; reason: string };
 
-/** Creation: needs at least one scope, all from the 30 current ones (legacy values only exist on old clients). */
+/**
+ * Creation: needs at least one scope, all from the 30 current ones or the OIDC ones (legacy values
+ * only exist on old clients).
+ */
 export function reviewStatusAtCreation(scopes: readonly string[]): { ok: true; status: 'PENDING' } | Refusal {
   if (scopes.length === 0) return { ok: false, reason: 'At least one scope is required' };
-  const invalid = scopes.filter((s) => !isScope(s));
+  const invalid = scopes.filter((s) => !isRegistrableScope(s));
   if (invalid.length > 0) return { ok: false, reason: `Invalid scopes: ${invalid.join(', ')}` };
   return { ok: true, status: 'PENDING' };
 }
@@ -82,7 +85,7 @@ const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
 
 function validateScopes(input: ReviewUpdateInput): string | null {
   const { before, after } = input;
-  const unknown = after.scopes.filter((s) => !isScope(s) && !isLegacyScope(s));
+  const unknown = after.scopes.filter((s) => !isRegistrableScope(s) && !isLegacyScope(s));
   if (unknown.length > 0) return `Invalid scopes: ${unknown.join(', ')}`;
   const legacyAdded = minus(after.scopes, before.scopes).filter(isLegacyScope);
   if (legacyAdded.length > 0) return `Legacy scopes cannot be added: ${legacyAdded.join(', ')}`;

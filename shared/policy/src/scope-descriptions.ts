@@ -34,6 +34,9 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<KnownScope, string>> = {
   ORG_MEMBERSHIP_WRITE: "Add, change and remove your organization's members",
   READ_BOOKING: 'Read your bookings',
   READ_PROFILE: 'Read your profile',
+  openid: 'Sign you in with your account (your user id)',
+  profile: 'See your name, username, time zone and language',
+  email: 'See your e-mail address and whether it is verified',
 };
 
 /** Description for a scope; unknown values are echoed back rather than hidden. */

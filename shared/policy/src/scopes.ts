@@ -41,27 +41,40 @@ export const ORG_SCOPES = [
 
 export const LEGACY_SCOPES = ['READ_BOOKING', 'READ_PROFILE'] as const;
 
-/** The 30 current scopes (what new clients may register). */
+/**
+ * OpenID Connect (contract §13), lowercase as the standard spells them: `openid` yields an ID
+ * token, `profile` and `email` its claims and the userinfo answer. They open nothing of the
+ * resource API (no route names them) and, like every scope, must be registered on the client.
+ */
+export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
+
+/** The 30 current API scopes. New clients register these and the OIDC scopes. */
 export const SCOPES = [...USER_SCOPES, ...TEAM_SCOPES, ...ORG_SCOPES] as const;
-/** Every recognised scope value, legacy included. */
-export const KNOWN_SCOPES = [...SCOPES, ...LEGACY_SCOPES] as const;
+/** Every recognised scope value: the API scopes, the legacy values and the OIDC scopes. */
+export const KNOWN_SCOPES = [...SCOPES, ...LEGACY_SCOPES, ...OIDC_SCOPES] as const;
 
 export type UserScope = (typeof USER_SCOPES)[number];
 export type TeamScope = (typeof TEAM_SCOPES)[number];
 export type OrgScope = (typeof ORG_SCOPES)[number];
 export type LegacyScope = (typeof LEGACY_SCOPES)[number];
+export type OidcScope = (typeof OIDC_SCOPES)[number];
 export type Scope = (typeof SCOPES)[number];
 export type KnownScope = (typeof KNOWN_SCOPES)[number];
-export type ScopeLevel = 'user' | 'team' | 'org' | 'legacy';
+export type ScopeLevel = 'user' | 'team' | 'org' | 'legacy' | 'oidc';
 
 const has = (list: readonly string[], value: string): boolean => list.includes(value);
 
 export const isScope = (value: string): value is Scope => has(SCOPES, value);
 export const isKnownScope = (value: string): value is KnownScope => has(KNOWN_SCOPES, value);
 export const isLegacyScope = (value: string): value is LegacyScope => has(LEGACY_SCOPES, value);
+export const isOidcScope = (value: string): value is OidcScope => has(OIDC_SCOPES, value);
+/** What a client may register: the 30 API scopes and the OIDC scopes (never the legacy values). */
+export const isRegistrableScope = (value: string): value is Scope | OidcScope =>
+  isScope(value) || isOidcScope(value);
 
 export function scopeLevel(scope: KnownScope): ScopeLevel {
   if (has(LEGACY_SCOPES, scope)) return 'legacy';
+  if (has(OIDC_SCOPES, scope)) return 'oidc';
   if (scope.startsWith('ORG_')) return 'org';
   if (scope.startsWith('TEAM_')) return 'team';
   return 'user';
@@ -81,7 +94,11 @@ export function parseScopeParameter(raw: string | readonly string[] | null | und
 /** Token response `scope` field: space separated. */
 export const formatScopeParameter = (scopes: readonly string[]): string => scopes.join(' ');
 
-/** A client (or token) is legacy when it has no scopes or only READ_BOOKING / READ_PROFILE. */
+/**
+ * A client (or token) is legacy when it has no scopes or only READ_BOOKING / READ_PROFILE. An OIDC
+ * scope counts like any other: a client with `openid` is not legacy, so its tokens are checked
+ * (one with only OIDC scopes reaches no API endpoint).
+ */
 export const isLegacyScopeSet = (scopes: readonly string[]): boolean => scopes.every(isLegacyScope);
 
 /**

@@ -27,6 +27,27 @@ export function findAccount(knex: Knex) {
       known.set(sub, Date.now());
       if (known.size > MAX_ENTRIES) known.delete(known.keys().next().value!);
     }
-    return { accountId: sub, claims: () => ({ sub }) };
+    return { accountId: sub, claims: () => userClaims(knex, sub) };
   };
+}
+
+/**
+ * The OpenID Connect claims of a user, read from the database when an ID token or a userinfo answer
+ * is made (not from the minute-long memory above, so a changed name shows at once). oidc-provider
+ * keeps only those of the granted scopes (configuration.ts CLAIMS). Unset values are left out.
+ */
+async function userClaims(knex: Knex, sub: string): Promise<{ sub: string; [claim: string]: unknown }> {
+  const user = await findUserById(knex, Number(sub));
+  if (!user) return { sub };
+  const claims: { sub: string; [claim: string]: unknown } = {
+    sub,
+    zoneinfo: user.timeZone,
+    locale: user.locale,
+    updated_at: Math.floor(user.updatedAt.getTime() / 1000),
+    email: user.email,
+    email_verified: user.emailVerifiedAt !== null,
+  };
+  if (user.name) claims.name = user.name;
+  if (user.username) claims.preferred_username = user.username;
+  return claims;
 }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { EMBED_PARAMS, isEmbedParams } from '../embed/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
+import { ID_TOKEN_TTL, type SigningAlg } from '../keys/signing-keys.ts';
 import { PATHS, interactionPath } from '../paths.ts';
 import { findAccount } from './account.ts';
 import { adapterFactory } from './adapter.ts';
@@ -26,6 +27,8 @@ export const TTL = {
   Interaction: 60 * MINUTE,
   /** The browser session at the authorization server (no second sign-in for 14 days). */
   Session: 14 * DAY,
+  /** ID tokens (OpenID Connect); a retired signing key stays published this long and a margin more. */
+  IdToken: ID_TOKEN_TTL,
 } as const;
 
 export interface ProviderConfigurationInput {
@@ -34,12 +37,30 @@ export interface ProviderConfigurationInput {
   loadClient: ClientLoader;
   cookieKeys: string[];
   secureCookies: boolean;
+  /** ID_TOKEN_SIGNING_ALG: what ID tokens are signed with (the keys come from the database, keys/). */
+  signingAlg: SigningAlg;
 }
 
 /**
- * oidc-provider as a pure OAuth 2.0 authorization server: authorization code (+ PKCE) and refresh
- * token grants, opaque access tokens in the token store, no OpenID Connect surface (no ID tokens,
- * userinfo, JWKS, logout, dynamic registration, PAR, DPoP), our own interaction pages.
+ * Claims per OIDC scope (the values come from findAccount's `claims`). `auth_time` goes with
+ * `openid`, so every ID token has it (oidc-provider's `require_auth_time` would refuse requests
+ * without `openid`).
+ */
+const CLAIMS = {
+  openid: ['sub', 'auth_time'],
+  profile: ['name', 'preferred_username', 'zoneinfo', 'locale', 'updated_at'],
+  email: ['email', 'email_verified'],
+  auth_time: null,
+  sid: null,
+  acr: null,
+  iss: null,
+};
+
+/**
+ * oidc-provider as an OAuth 2.0 authorization server with OpenID Connect on top: authorization code
+ * (+ PKCE) and refresh token grants, opaque access tokens in the token store, ID tokens when
+ * `openid` is granted (claims of `profile` and `email` in them and at userinfo), JWKS from the
+ * database's keys (keys/); no logout, dynamic registration, PAR or DPoP; our own interaction pages.
  */
 export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
   const cookie = { httpOnly: true, sameSite: 'lax' as const, secure: input.secureCookies };
@@ -47,8 +68,13 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     adapter: adapterFactory(input.store, input.loadClient),
     findAccount: findAccount(input.knex),
     clients: [],
-    jwks: unusedSigningKeys(),
-    clientDefaults: { id_token_signed_response_alg: 'ES256' },
+    // Replaced by the database's keys before anything is signed or published (keys/key-ring.ts).
+    jwks: placeholderSigningKeys(input.signingAlg),
+    // One algorithm for every client.
+    clientDefaults: { id_token_signed_response_alg: input.signingAlg },
+    claims: CLAIMS,
+    // The ID token carries the claims of the granted scopes too, not only userinfo.
+    conformIdTokenClaims: false,
     responseTypes: ['code'],
     scopes: [...PROVIDER_SCOPES],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -74,13 +100,14 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       authorization: PATHS.authorize,
       token: PATHS.token,
       revocation: PATHS.revoke,
+      jwks: PATHS.jwks,
+      userinfo: PATHS.userinfo,
       // Not served (see isProviderRoute); kept under our prefix all the same.
-      jwks: '/auth/oauth2/jwks',
       end_session: '/auth/oauth2/end-session',
     },
     features: {
       devInteractions: { enabled: false },
-      userinfo: { enabled: false },
+      userinfo: { enabled: true },
       resourceIndicators: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
@@ -122,13 +149,16 @@ function consentClickedInEmbed(
 }
 
 /**
- * oidc-provider's client schema insists on an ID-token signing algorithm it holds a key for, even
- * though this server never issues ID tokens (no `openid` scope). A throwaway key per process
- * satisfies it; it signs nothing and is not published.
+ * oidc-provider needs a key at construction, before the database's keys are read (they are loaded
+ * asynchronously; the app is built synchronously). A throwaway key of the configured algorithm
+ * fills the gap; it is replaced before any ID token is signed or any JWKS served (keys/key-ring.ts).
  */
-function unusedSigningKeys(): { keys: Array<Record<string, unknown>> } {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { keys: [{ ...privateKey.export({ format: 'jwk' }), alg: 'ES256', use: 'sig' }] };
+function placeholderSigningKeys(alg: SigningAlg): { keys: Array<Record<string, unknown>> } {
+  const { privateKey } =
+    alg === 'ES256'
+      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return { keys: [{ ...privateKey.export({ format: 'jwk' }), alg, use: 'sig', kid: 'placeholder' }] };
 }
 
 /**

@@ -24,6 +24,7 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
       loadClient,
       cookieKeys: config.cookieKeys,
       secureCookies,
+      signingAlg: config.idTokenSigningAlg,
     }),
   );
   provider.proxy = config.trustProxy;

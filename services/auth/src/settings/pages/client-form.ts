@@ -1,6 +1,13 @@
 import { LIMITS } from '@sched/clients/schemas';
 import { SCOPE_DESCRIPTIONS } from '@sched/policy/scope-descriptions';
-import { type KnownScope, LEGACY_SCOPES, ORG_SCOPES, TEAM_SCOPES, USER_SCOPES } from '@sched/policy/scopes';
+import {
+  type KnownScope,
+  LEGACY_SCOPES,
+  OIDC_SCOPES,
+  ORG_SCOPES,
+  TEAM_SCOPES,
+  USER_SCOPES,
+} from '@sched/policy/scopes';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import type { FieldErrors } from '../forms.ts';
@@ -57,6 +64,7 @@ const GROUPS: ReadonlyArray<[string, readonly KnownScope[]]> = [
   ['Your own data', USER_SCOPES],
   ['Teams you belong to', TEAM_SCOPES],
   ['Your organization', ORG_SCOPES],
+  ['Sign-in with this account (OpenID Connect)', OIDC_SCOPES],
 ];
 
 function fieldError(errors: FieldErrors, field: string): SafeHtml | string {
