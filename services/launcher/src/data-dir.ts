@@ -1,39 +1,82 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 
-/** Only one process may open a PGlite data folder: a pid file says who holds it. */
+/**
+ * Only one process may open a PGlite data folder. The lock is a unix socket the holder listens on
+ * (`server.lock`, mode 0600) and that answers with the holder's process id: a process that died,
+ * even with `kill -9`, leaves a file nobody answers on, so neither a dead process, a zombie nor a
+ * process id the system has since given to another program can pass for the holder (a pid file
+ * could be fooled by all three).
+ */
 export class DataDirBusyError extends Error {
   override name = 'DataDirBusyError';
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+const lockPath = (dataDir: string): string => join(dataDir, 'server.lock');
+
+/** The live holder's process id, asked over the lock socket; undefined when nobody answers. */
+function askHolder(path: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    let answer = '';
+    const done = (pid: number | undefined) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(2000, () => done(undefined));
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('utf8');
+    });
+    socket.on('end', () => {
+      const pid = Number.parseInt(answer, 10);
+      done(Number.isInteger(pid) ? pid : undefined);
+    });
+    socket.on('error', () => done(undefined));
+  });
 }
 
 export async function readLockHolder(dataDir: string): Promise<number | undefined> {
-  const text = await readFile(join(dataDir, 'server.pid'), 'utf8').catch(() => undefined);
-  const pid = text ? Number.parseInt(text, 10) : Number.NaN;
-  return Number.isInteger(pid) && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  const pid = await askHolder(lockPath(dataDir));
+  return pid === process.pid ? undefined : pid;
+}
+
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** Takes the data folder for this process; returns the release function. */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const holder = await readLockHolder(dataDir);
-  if (holder !== undefined) {
-    throw new DataDirBusyError(`the embedded database in ${dataDir} is in use by process ${holder}`);
+  const path = lockPath(dataDir);
+  const server = createServer((socket) => socket.end(String(process.pid)));
+  try {
+    await listen(server, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    const holder = await askHolder(path);
+    if (holder !== undefined) {
+      throw new DataDirBusyError(`the embedded database in ${dataDir} is in use by process ${holder}`);
+    }
+    // Left by a process that is gone: nobody answers on it.
+    await rm(path, { force: true });
+    await listen(server, path);
   }
-  const file = join(dataDir, 'server.pid');
-  await writeFile(file, String(process.pid), { mode: 0o600 });
+  await chmod(path, 0o600);
+  // The lock must not keep the process alive on its own.
+  server.unref();
+  // Older versions kept a pid file; it says nothing now.
+  await rm(join(dataDir, 'server.pid'), { force: true });
   return async () => {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    if (text === String(process.pid)) await rm(file, { force: true });
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await rm(path, { force: true });
   };
 }
 

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import test from 'ava';
+import { DataDirBusyError, lockDataDir, readLockHolder } from '@sched/launcher/data-dir';
+import { childEnv, freePort, ROOT, tempDir, waitForStatus } from '../support/process.ts';
+
+/**
+ * The process around the embedded default: `npm start` stops with the signal npm gets (no orphan
+ * server), and the data-folder lock cannot be fooled by a dead, zombie or reused process id.
+ */
+
+test('the lock: a second holder is refused with the first one named; released, it is free again', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  const release = await lockDataDir(dir.path);
+  t.is(await readLockHolder(dir.path), undefined, 'our own lock is not someone else');
+  await t.throwsAsync(
+    () =>
+      // Another process would be refused; in this one, a second lock() meets the live socket.
+      lockDataDir(dir.path),
+    { instanceOf: DataDirBusyError, message: new RegExp(`in use by process ${process.pid}`) },
+  );
+  await release();
+  const again = await lockDataDir(dir.path);
+  await again();
+});
+
+test('the lock is not fooled by a process killed with -9 nor by a pid file naming a live process', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  // A holder that dies without releasing (kill -9 leaves the socket file behind).
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
+       await lockDataDir(process.argv[1]); console.log('locked'); setInterval(() => {}, 1000);`,
+      dir.path,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+  t.is(await readLockHolder(dir.path), holder.pid);
+  await t.throwsAsync(() => lockDataDir(dir.path), { instanceOf: DataDirBusyError });
+  holder.kill('SIGKILL');
+  await new Promise((resolve) => holder.once('exit', resolve));
+  t.true(existsSync(join(dir.path, 'server.lock')), 'the dead holder left its socket file');
+  // An old-style pid file naming a live process (pid 1, or our parent) fools nobody either.
+  await writeFile(join(dir.path, 'server.pid'), String(process.ppid));
+  t.is(await readLockHolder(dir.path), undefined);
+  const release = await lockDataDir(dir.path);
+  await release();
+});
+
+test('SIGTERM to the npm process of `npm start` stops the server within the shutdown timeout', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  const port = await freePort();
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: childEnv({ DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  npm.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  npm.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const npmExited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+  await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
+  const serverPid = await readLockHolder(dir.path);
+  t.truthy(serverPid, 'the server holds the data folder');
+  npm.kill('SIGTERM');
+  await npmExited;
+  const until = Date.now() + 15_000;
+  let alive = true;
+  while (Date.now() < until) {
+    try {
+      process.kill(serverPid!, 0);
+    } catch {
+      alive = false;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (alive) process.kill(serverPid!, 'SIGKILL');
+  t.false(alive, `the server (pid ${serverPid}) outlived npm:\n${output}`);
+  await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/health/alive`));
+});
