@@ -1,5 +1,6 @@
 import type { User } from '@sched/db/queries/users';
 import { html, type SafeHtml } from '../../pages/html.ts';
+import { PATHS } from '../../paths.ts';
 
 /** Plain names of the calendar choices the onboarding stores in users.calendar_provider. */
 const CALENDARS: Record<string, string> = {
@@ -17,7 +18,7 @@ export function accountPage(user: User): SafeHtml {
     html`<div class="kv"><dt>${label}</dt><dd>${value}</dd></div>`;
   const muted = (text: string) => html`<span class="muted">${text}</span>`;
   return html`<h1>Account</h1>
-<p class="lead">Your profile as applications you authorize see it.</p>
+<p class="lead">Your profile as applications you authorize see it. <a href="${PATHS.settingsProfile}">Edit profile</a></p>
 <dl class="kvs">
 ${row('Name', user.name ?? muted('Not set'))}
 ${row('Username', user.username ?? muted('Not set'))}
