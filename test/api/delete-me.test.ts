@@ -80,6 +80,15 @@ test('204: the account, its keys, OAuth tokens, sessions and memberships go; hos
   t.is(await knex()('memberships').where({ user_id: user.id }).first(), undefined);
   t.is(await knex()('users').where({ id: user.id }).first(), undefined);
   t.is(await knex()('api_keys').where({ user_id: user.id }).first(), undefined);
+  t.like(
+    await knex()('audit_log')
+      .where({ action: 'user.deleted', subject_id: String(user.id) })
+      .first(),
+    {
+      subject_type: 'user',
+      actor_user_id: null,
+    },
+  );
 
   const booking = await knex()('bookings').where({ uid: hosted }).first();
   t.like(booking, { status: 'cancelled', cancellation_reason: HOST_DELETED_REASON, host_user_id: null });

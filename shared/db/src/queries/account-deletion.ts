@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { insertAuditEntry } from './audit-log.ts';
 import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 import { clientVersionKey } from './oauth-clients.ts';
 
@@ -97,9 +98,10 @@ export async function findSoleOwnerships(
  * Deletes the user unless they are the sole accepted OWNER of an organization or team (then
  * nothing changes and the answer names them). In one transaction: the check (with the owners'
  * rows locked), the accepted bookings hosted by the user or the managed users of their clients
- * become cancelled (reason HOST_DELETED_REASON), and the users row is deleted. After the commit
- * the versions of the user, of every organization and team they were a member of, and of their
- * clients are bumped.
+ * become cancelled (reason HOST_DELETED_REASON), the users row is deleted, and the audit log gets
+ * `user.deleted` (subject: the user id; details: managed users, clients, bookings cancelled).
+ * After the commit the versions of the user, of every organization and team they were a member
+ * of, and of their clients are bumped.
  */
 export async function deleteAccount(
   knex: Knex,
@@ -129,6 +131,14 @@ export async function deleteAccount(
     }>;
     const cancelledBookings = await cancelBookingsOfDeletedHosts(trx, userIds);
     await trx('users').whereIn('id', userIds).delete();
+    // Who the account was stays answerable by id only (no e-mail or name kept).
+    await insertAuditEntry(trx, {
+      actorUserId: null,
+      action: 'user.deleted',
+      subjectType: 'user',
+      subjectId: String(userId),
+      details: { managedUserIds: userIds.slice(1), clientIds, cancelledBookings },
+    });
     const keys = new Set<string>(userIds.map((id) => accessVersionKey.user(id)));
     for (const row of parents) {
       if (row.organization_id !== null) keys.add(accessVersionKey.org(Number(row.organization_id)));
