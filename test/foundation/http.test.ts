@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import test from 'ava';
 import { setUpTestSystem } from '../support/system.ts';
 
-const system = setUpTestSystem(test);
+const system = setUpTestSystem(test, { METRICS_ENABLED: 'true' });
 
 interface ErrorBody {
   status: string;

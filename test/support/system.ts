@@ -6,6 +6,7 @@ import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import { type Config, loadConfig } from '@sched/kit/config';
+import { metricsOptions } from '@sched/kit/boot';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
 import type { TestFn } from 'ava';
@@ -67,6 +68,7 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
     checks: service.checks,
     onClose: service.onClose,
     shutdownTimeoutMs: 2000,
+    metrics: metricsOptions(config, service),
   });
   return {
     url: server.url,

@@ -52,6 +52,8 @@ export async function composeSystem(
       handler: (req, res) =>
         isAuthPath((req.url ?? '/').split('?')[0] ?? '/') ? auth(req, res) : api(req, res),
       checks: runtime.stores.checks,
+      // One public origin: metrics stay off it unless METRICS_ENABLED=true.
+      metricsByDefault: false,
       onClose: async () => {
         stopSweeper();
         // Drains: a batch being sent finishes before the database closes.

@@ -14,7 +14,15 @@ export interface BootedService {
   onClose: () => Promise<void>;
   /** Extra lines for the start-up message (e.g. the URLs served). */
   describe?: (url: string) => Record<string, string>;
+  /** Whether `/metrics` is served unless METRICS_ENABLED says otherwise (default true). */
+  metricsByDefault?: boolean;
 }
+
+/** `/metrics` of a service: METRICS_ENABLED over the service's default; METRICS_TOKEN. */
+export const metricsOptions = (config: Config, service: Pick<BootedService, 'metricsByDefault'>) => ({
+  enabled: config.metrics.enabled ?? service.metricsByDefault ?? true,
+  token: config.metrics.token,
+});
 
 /** One line on stderr, no stack: what an operator needs to fix the start-up. */
 export function failStartup(error: unknown): never {
@@ -57,6 +65,7 @@ export async function bootService(
     checks: service.checks,
     onClose: service.onClose,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    metrics: metricsOptions(config, service),
   }).catch((error: unknown) => failStartup(error));
   exitOnSignals(running.close, logger);
   logger.info({ url: running.url, ...service.describe?.(running.url) }, `${name} listening`);

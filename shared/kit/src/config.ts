@@ -50,10 +50,21 @@ const EnvSchema = z.object({
     .transform((value) => value === 'true' || value === '1')
     .default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  REFRESH_REUSE_INTERVAL: z.coerce
+    .number({ message: 'must be a whole number of seconds from 0 to 300' })
+    .int('must be a whole number of seconds from 0 to 300')
+    .min(0, 'must be a whole number of seconds from 0 to 300')
+    .max(300, 'must be a whole number of seconds from 0 to 300')
+    .default(10),
   SIGNUP_ENABLED: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .optional(),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -88,6 +99,17 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Public sign-up (SIGNUP_ENABLED, default true). Off: no "Create account" anywhere, its pages 403. */
   signupEnabled: boolean;
+  /**
+   * Refresh retry window (REFRESH_REUSE_INTERVAL, seconds, default 10, 0 = off): a refresh token
+   * presented again by its client this soon after its first use gets the same answer back.
+   */
+  refreshReuseInterval: number;
+  /**
+   * `GET /metrics`: `token` (METRICS_TOKEN) makes it need `Authorization: Bearer <token>`;
+   * `enabled` (METRICS_ENABLED) overrides the service's default (on for the standalone services,
+   * whose port sits behind the gateway; off on the all-in-one process's public origin).
+   */
+  metrics: { token: string | undefined; enabled: boolean | undefined };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -131,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     signupEnabled: e.SIGNUP_ENABLED,
+    refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
+    metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
   };
 }
 

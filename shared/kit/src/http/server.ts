@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -22,6 +23,8 @@ export interface ServiceServerOptions {
   /** Closes what the service opened (pools, clients) after the last request finished. */
   onClose: () => Promise<void>;
   shutdownTimeoutMs: number;
+  /** `/metrics`: off (the service's own 404), or on, behind a bearer token when one is set. */
+  metrics?: { enabled: boolean; token: string | undefined };
 }
 
 export interface RunningServer {
@@ -49,6 +52,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, requestId:
     'X-Request-Id': requestId,
   });
   res.end(JSON.stringify(body));
+}
+
+/** With a METRICS_TOKEN, `/metrics` needs it as a bearer token (compared in constant time). */
+function metricsAllowed(req: IncomingMessage, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const given = req.headers.authorization ?? '';
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(`Bearer ${token}`));
 }
 
 /** What Node's HTTP parser refuses before any handler runs, answered in the error envelope. */
@@ -149,7 +160,12 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
         );
         return;
       }
-      if (path === '/metrics') {
+      if (path === '/metrics' && (options.metrics?.enabled ?? true)) {
+        if (!metricsAllowed(req, options.metrics?.token)) {
+          res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'WWW-Authenticate': 'Bearer' });
+          res.end('metrics need the bearer token (METRICS_TOKEN)\n');
+          return;
+        }
         renderMetrics().then(
           ({ contentType, body }) => {
             res.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
