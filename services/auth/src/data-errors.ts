@@ -1,5 +1,6 @@
+import { backendFailure } from '@sched/db/availability';
 import { DataError, DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
-import { type AppError, ConflictError, NotFoundError } from '@sched/kit/errors';
+import { type AppError, ConflictError, NotFoundError, ServiceUnavailableError } from '@sched/kit/errors';
 
 /**
  * How the authorization server answers the data layer's reports (`@sched/db/errors`). Forms that
@@ -13,7 +14,23 @@ export function takenUserField(error: unknown): 'email' | 'username' | undefined
   return error.field === 'username' ? 'username' : error.field === 'email' ? 'email' : undefined;
 }
 
+/**
+ * An outage of Postgres or Redis (contract §13): 503 with `Retry-After`, rendered as
+ * `temporarily_unavailable` on the OAuth endpoints and as a 503 page on browser paths.
+ */
+export function outageAnswer(error: unknown): AppError | undefined {
+  const down = backendFailure(error);
+  return down
+    ? new ServiceUnavailableError(
+        'The service is temporarily unavailable. Try again in a few seconds.',
+        down.retryAfterSeconds,
+      )
+    : undefined;
+}
+
 export function dataErrorToAppError(error: unknown): AppError | undefined {
+  const outage = outageAnswer(error);
+  if (outage) return outage;
   if (!(error instanceof DataError)) return undefined;
   if (error instanceof DuplicateRecordError) return new ConflictError('This is already in use');
   if (error instanceof RecordNotFoundError) return new NotFoundError();

@@ -1,6 +1,6 @@
 import { type AppError, InternalError, NotFoundError, toAppError } from '@sched/kit/errors';
 import type { Context, Next } from 'koa';
-import { dataErrorToAppError } from './data-errors.ts';
+import { dataErrorToAppError, outageAnswer } from './data-errors.ts';
 import { AuthorizationPageError, AuthorizationRedirectError, InteractionExpiredError } from './errors.ts';
 import { errorPage } from './pages/error.ts';
 import { sendPage } from './pages/layout.ts';
@@ -24,6 +24,7 @@ const PAGE_TITLES: Record<number, string> = {
   413: 'Request too large',
   429: 'Too many attempts',
   500: 'Something went wrong',
+  503: 'Temporarily unavailable',
 };
 
 function redirectTo(ctx: Context, error: AuthorizationRedirectError, issuer: string): void {
@@ -66,9 +67,15 @@ export function renderErrors(issuer: string) {
       if (ctx.status === 404 && ctx.body == null && ctx.respond !== false) {
         throw new NotFoundError(`Nothing here: ${ctx.method} ${ctx.path}`);
       }
+      // oidc-provider answered a 500 itself; its server_error listener kept an outage's cause.
+      if (ctx.status >= 500 && ctx.state.backendFailure !== undefined) throw ctx.state.backendFailure;
     } catch (caught) {
       if (caught instanceof AuthorizationRedirectError) return redirectTo(ctx, caught, issuer);
-      const known = dataErrorToAppError(caught) ?? toAppError(caught);
+      let known = dataErrorToAppError(caught) ?? toAppError(caught);
+      // A wrapper's 500 for what oidc-provider refused because a back end was down: an outage.
+      if ((known === undefined || known.status >= 500) && ctx.state.backendFailure !== undefined) {
+        known = outageAnswer(ctx.state.backendFailure) ?? known;
+      }
       if (!known) ctx.state.log?.error({ err: caught }, 'unhandled error');
       const error = known ?? new InternalError();
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

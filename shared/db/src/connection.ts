@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
+import { BackendMonitor, backendFailure, connectionFailure, describeBackendError } from './availability.ts';
 
 export type { Knex };
 
@@ -11,6 +12,8 @@ export interface Database {
   kind: 'postgres' | 'pglite';
   /** Throws when the database cannot answer. */
   ping(): Promise<void>;
+  /** Postgres only: whether the server is reachable, as the pool last saw it (outages log here). */
+  availability?: BackendMonitor;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,13 @@ export interface OpenDatabaseOptions {
   log?: { warn(message: string): void; debug(message: string): void };
 }
 
+/**
+ * How long opening a connection may take. Short, so that while the server does not answer (a
+ * blackholed address) requests are refused within a second instead of hanging; refused
+ * connections fail at once anyway.
+ */
+const CONNECT_TIMEOUT_MS = 800;
+
 function knexLog(log: OpenDatabaseOptions['log']) {
   const text = (message: unknown) => (message instanceof Error ? message.message : String(message));
   // knex reports pool and connection errors itself (as warnings, with stacks) before rejecting
@@ -67,14 +77,20 @@ async function openPostgres(
 ): Promise<Database> {
   const knex = knexFactory({
     client: 'pg',
-    connection: { connectionString: url, connectionTimeoutMillis: 5000, application_name: 'sched-oauth' },
+    connection: {
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: 'sched-oauth',
+    },
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,
     log: knexLog(log),
   });
+  const availability = watchPool(knex, new BackendMonitor('database', describeTarget(url)));
   const database: Database = {
     knex,
     kind: 'postgres',
+    availability,
     ping: async () => {
       await knex.raw('select 1');
     },
@@ -88,6 +104,32 @@ async function openPostgres(
     throw new DatabaseUnavailableError(`cannot reach the database at ${describeTarget(url)}: ${reason}`);
   }
   return database;
+}
+
+/**
+ * Follows the pool: a connection attempt that fails for want of a server (refused, timed out) or
+ * a query that loses its connection marks the database down; the next connection made marks it up.
+ * Each change is logged once by the monitor; the failed requests themselves answer 503.
+ */
+function watchPool(knex: Knex, monitor: BackendMonitor): BackendMonitor {
+  // A connection that cannot be made is the database's outage, whatever the socket error says.
+  const client = knex.client as { acquireConnection(): Promise<unknown> };
+  const acquire = client.acquireConnection.bind(client);
+  client.acquireConnection = () =>
+    acquire().catch((error: unknown) => {
+      throw connectionFailure(error);
+    });
+  const pool = (knex.client as { pool?: { on(event: string, listener: (...args: unknown[]) => void): void } })
+    .pool;
+  pool?.on('createFail', (_eventId: unknown, error: unknown) => {
+    if (connectionFailure(error) !== error || backendFailure(error))
+      monitor.down(describeBackendError(error as Error));
+  });
+  pool?.on('createSuccess', () => monitor.up());
+  knex.on('query-error', (error: unknown) => {
+    if (backendFailure(error)) monitor.down(describeBackendError(error as Error));
+  });
+  return monitor;
 }
 
 async function openPglite(dir: string, log: OpenDatabaseOptions['log']): Promise<Database> {

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { attachRedisMonitor, BackendMonitor, type OutageLog } from './availability.ts';
 import { coalesceWrites } from './redis-turn.ts';
 
 /** Redis is unreachable or refused us; the message is one line fit for an operator. */
@@ -13,6 +14,8 @@ export interface OpenRedisOptions {
   connectionName?: string;
   /** Where connection errors after start-up go (ioredis reports each failed reconnect). */
   onError?: (error: Error) => void;
+  /** Where the two lines of an outage go (down, back); also settable later on `redisMonitor(redis)`. */
+  outageLog?: OutageLog;
 }
 
 /** `host:port/db` of a redis:// URL, without credentials. */
@@ -40,7 +43,9 @@ export function describeRedisError(error: unknown): string {
 /**
  * Connects to Redis, failing fast with a RedisUnavailableError when it cannot be reached at start.
  * Afterwards the client reconnects by itself (backoff up to 1 s) while commands issued during an
- * outage fail quickly (one retry) instead of queueing: callers see errors, not hangs.
+ * outage are refused at once (no offline queue; `backendFailure` in availability.ts recognises the
+ * refusal): callers see a 503 within milliseconds, not a wait on retries. The client's monitor
+ * (`redisMonitor(redis)`) logs once when the connection is lost and once when it is ready again.
  */
 export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
@@ -48,6 +53,9 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
+    // Commands issued while disconnected fail at once instead of waiting in a queue for the
+    // reconnection (contract §13: an outage is a 503 within a second, not a wait on retries).
+    enableOfflineQueue: false,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
     // Off: ioredis's auto-pipeline keeps commands and replies alive across young-generation
     // collections (4 MB promoted per scavenge under load, pauses 10x the bare handler's), and it
@@ -60,8 +68,10 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
   const redis = new Redis(url, redisOptions);
   // Without a listener ioredis prints every failed reconnect to stderr as "Unhandled error event".
   let connectError: unknown;
+  let lastError: Error | undefined;
   redis.on('error', (error: Error) => {
     if (redis.status !== 'ready') connectError ??= error;
+    lastError = error;
     options.onError?.(error);
   });
   let timer: NodeJS.Timeout | undefined;
@@ -85,5 +95,13 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     clearTimeout(timer);
   }
   coalesceWrites(redis);
+  const monitor = new BackendMonitor('redis', describeRedisTarget(url), options.outageLog);
+  attachRedisMonitor(redis, monitor);
+  // 'reconnecting' follows only a connection lost unexpectedly (not quit() or disconnect()).
+  redis.on('reconnecting', () => monitor.down(lastError ? describeRedisError(lastError) : 'connection lost'));
+  redis.on('ready', () => {
+    lastError = undefined;
+    monitor.up();
+  });
   return redis;
 }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { OutageLog } from './availability.ts';
 import { type Database, openDatabase } from './connection.ts';
 import { openRedis } from './redis.ts';
 import { createRedisTokenStore } from './token-store/redis.ts';
@@ -23,6 +24,8 @@ export interface OpenStoresOptions {
   /** Prefix of every Redis key (one deployment may share a Redis with others). */
   redisPrefix?: string;
   log?: { warn(message: string): void; debug(message: string): void };
+  /** Where an outage of Postgres or Redis is logged: once when it starts, once when it ends. */
+  outageLog?: OutageLog;
 }
 
 /**
@@ -31,9 +34,12 @@ export interface OpenStoresOptions {
  */
 export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const db = await openDatabase({ url: options.databaseUrl, pgliteDir: options.pgliteDir, log: options.log });
+  if (db.availability) db.availability.log = options.outageLog;
   let redis: Redis | undefined;
   try {
-    redis = options.redisUrl ? await openRedis(options.redisUrl) : undefined;
+    redis = options.redisUrl
+      ? await openRedis(options.redisUrl, options.outageLog ? { outageLog: options.outageLog } : {})
+      : undefined;
   } catch (error) {
     await db.close();
     throw error;

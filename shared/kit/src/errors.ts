@@ -94,8 +94,16 @@ export class RateLimitedError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(message = 'Service unavailable') {
-    super(503, 'ServiceUnavailable', message);
+  /** With `retryAfterSeconds`, a `Retry-After` header (an outage of a back end: try again soon). */
+  constructor(message = 'Service unavailable', retryAfterSeconds?: number) {
+    super(
+      503,
+      'ServiceUnavailable',
+      message,
+      retryAfterSeconds === undefined
+        ? {}
+        : { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } },
+    );
   }
 }
 

@@ -29,6 +29,7 @@ export async function openRuntime(
       redisUrl: config.redisUrl,
       pgliteDir: join(config.dataDir, 'pg'),
       log: { warn: (message) => logger.warn(message), debug: (message) => logger.debug(message) },
+      outageLog: logger,
     }));
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,

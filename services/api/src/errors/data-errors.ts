@@ -1,3 +1,4 @@
+import { backendFailure } from '@sched/db/availability';
 import {
   DataError,
   DuplicateRecordError,
@@ -7,7 +8,13 @@ import {
   RecordStateError,
 } from '@sched/db/errors';
 import { PUBLIC_CLIENT_SECRET_MESSAGE, TOO_MANY_SECRETS_MESSAGE } from '@sched/db/queries/oauth-clients';
-import { type AppError, BadRequestError, ConflictError, NotFoundError } from '@sched/kit/errors';
+import {
+  type AppError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '@sched/kit/errors';
 
 /**
  * The API's one mapping of data-layer reports (`@sched/db/errors`) to answers, used by the error
@@ -44,7 +51,12 @@ const NOUNS: Record<RecordKind, string> = {
   oauthClientSecret: 'Client secret',
 };
 
+/** The contract's outage answer (§13): 503 `ServiceUnavailable` with `Retry-After`, nothing about which back end. */
+export const OUTAGE_MESSAGE = 'The service is temporarily unavailable. Try again in a few seconds.';
+
 export function dataErrorToAppError(error: unknown): AppError | undefined {
+  const down = backendFailure(error);
+  if (down) return new ServiceUnavailableError(OUTAGE_MESSAGE, down.retryAfterSeconds);
   if (!(error instanceof DataError)) return undefined;
   if (error instanceof DuplicateRecordError) {
     const answer = DUPLICATES[`${error.kind}.${error.field}`];

@@ -1,3 +1,4 @@
+import { backendFailure } from '@sched/db/availability';
 import type { Logger } from '@sched/kit/logger';
 import type { Runtime } from '@sched/runtime/runtime';
 import { redirectUriAllowed } from '@sched/policy/redirect-uris';
@@ -97,7 +98,13 @@ function reportFailures(provider: Provider, logger: Logger): void {
   };
   provider.on('grant.error', remember);
   provider.on('revocation.error', remember);
-  provider.on('server_error', (ctx: { state?: { log?: Logger } }, error: unknown) => {
-    (ctx.state?.log ?? logger).error({ err: error }, 'authorization server error');
-  });
+  provider.on(
+    'server_error',
+    (ctx: { state?: { log?: Logger; backendFailure?: unknown } }, error: unknown) => {
+      // An outage is logged once by the back end's monitor, and answered 503 by renderErrors.
+      const outage = backendFailure(error);
+      if (outage && ctx.state) ctx.state.backendFailure = outage;
+      else (ctx.state?.log ?? logger).error({ err: error }, 'authorization server error');
+    },
+  );
 }
