@@ -53,6 +53,7 @@ const ENTRY_FILES = [
 
 /** Contract section 1: path prefixes of the gateway and the service each goes to. */
 const ROUTES: Record<string, 'auth' | 'api'> = {
+  '/': 'auth',
   '/auth/': 'auth',
   '/.well-known/': 'auth',
   '/v2/auth/oauth2/': 'auth',
@@ -363,7 +364,8 @@ test('the Dockerfile: node:24-bookworm-slim, production dependencies only, non-r
   t.deepEqual(execForm(lastInstruction('api', 'CMD')), [...node, 'services/api/src/main.ts']);
   t.deepEqual(execForm(lastInstruction('all-in-one', 'CMD')), [...node, 'services/launcher/src/start.ts']);
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-  t.is(scripts['start'], [...node, 'services/launcher/src/start.ts'].join(' '));
+  // `exec`: npm's SIGTERM must reach the server, not a shell in between.
+  t.is(scripts['start'], ['exec', ...node, 'services/launcher/src/start.ts'].join(' '));
   t.deepEqual(execForm(lastInstruction('migrate', 'ENTRYPOINT')), ['node', 'services/launcher/src/cli.ts']);
   t.deepEqual(execForm(lastInstruction('migrate', 'CMD')), ['migrate']);
 });
@@ -534,7 +536,9 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
   );
   t.deepEqual(proxied, ROUTES);
   for (const location of locations) {
-    if (location.proxyPass) t.not(location.modifier, '=', `${location.path} is a prefix, not an exact match`);
+    // Every proxied location is a prefix, except the landing page `/` itself.
+    if (location.proxyPass && location.path !== '/')
+      t.not(location.modifier, '=', `${location.path} is a prefix, not an exact match`);
   }
 
   const cases: Array<[string, 'auth' | 'api' | undefined]> = [
@@ -551,7 +555,7 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
     ['/health/ready', undefined],
     ['/health/alive', undefined],
     ['/metrics', undefined],
-    ['/', undefined],
+    ['/', 'auth'],
     ['/authx', undefined],
   ];
   for (const [uri, expected] of cases) {

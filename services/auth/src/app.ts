@@ -27,7 +27,8 @@ import { settingsRoutes } from './settings/routes.ts';
 export const AUTH_PATH_PREFIXES = ['/auth/', '/.well-known/', '/v2/auth/oauth2/'] as const;
 
 export function isAuthPath(path: string): boolean {
-  return AUTH_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
+  // `/` is the landing page.
+  return path === '/' || AUTH_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
 /** Only the routes we serve reach oidc-provider (no logout, registration, ...). */

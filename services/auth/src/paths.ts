@@ -2,6 +2,8 @@ import { ACCOUNT_PATHS } from '@sched/accounts/paths';
 
 /** Every path the authorization server answers (the gateway routes /auth/*, /.well-known/*, /v2/auth/oauth2/*). */
 export const PATHS = {
+  /** The landing page. */
+  home: '/',
   authorize: '/auth/oauth2/authorize',
   token: '/v2/auth/oauth2/token',
   revoke: '/v2/auth/oauth2/revoke',

@@ -7,6 +7,7 @@ import {
   showResetPassword,
 } from '../account/password-reset.ts';
 import type { AuthDeps } from '../deps.ts';
+import { homePage } from '../pages/home.ts';
 import { STYLESHEET } from '../pages/styles.ts';
 import { PATHS } from '../paths.ts';
 import { consent } from './consent.ts';
@@ -36,5 +37,6 @@ export function pageRoutes(deps: AuthDeps): Router {
   router.get(PATHS.resetPassword, showResetPassword(deps));
   router.post(PATHS.resetPassword, resetPasswordAction(deps));
   router.get(PATHS.stylesheet, stylesheet);
+  router.get(PATHS.home, homePage(deps));
   return router;
 }
