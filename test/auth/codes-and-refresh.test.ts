@@ -12,7 +12,9 @@ import { setUpWorld } from '../support/world.ts';
 import type { TestClient } from '../support/factories.ts';
 
 // Single use of codes and refresh tokens (replay, reuse detection, concurrency), PKCE, scopes on
-// refresh, and the token records the resource API reads.
+// refresh, and the token records the resource API reads. With the refresh retry window off
+// (REFRESH_REUSE_INTERVAL=0): every reuse of a refresh token is refused, as before the window;
+// the window itself is test/auth/refresh-window.test.ts.
 
 const {
   system,
@@ -20,6 +22,7 @@ const {
   user,
   clients: { app, spa },
 } = setUpWorld(test, {
+  env: { REFRESH_REUSE_INTERVAL: '0' },
   clients: {
     app: { scopes: ['PROFILE_READ', 'BOOKING_READ'] },
     spa: { type: 'public', scopes: ['PROFILE_READ'] },

@@ -261,6 +261,83 @@ for (const backend of backends) {
     );
   });
 
+  it('consumeAndUpsertOrRead: the winner writes; a later caller reads what it kept, nothing else', async (t, store) => {
+    const grantId = unique('grant');
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken', grantId }, 600);
+    const kept = { kind: 'Kept', sealed: 'opaque' };
+    const at = unique('at');
+    const first = await store.consumeAndUpsertOrRead(
+      { model: 'RefreshToken', id },
+      [
+        { model: 'AccessToken', id: at, payload: accessToken(at, grantId), expiresInSeconds: 1800 },
+        { model: 'RefreshRetry', id, payload: kept, expiresInSeconds: 10 },
+      ],
+      { model: 'RefreshRetry', id },
+    );
+    t.deepEqual(first, { settled: true });
+    t.true(Number.isInteger((await store.find('RefreshToken', id))?.consumed));
+    const late = unique('at');
+    const second = await store.consumeAndUpsertOrRead(
+      { model: 'RefreshToken', id },
+      [{ model: 'AccessToken', id: late, payload: accessToken(late, grantId), expiresInSeconds: 1800 }],
+      { model: 'RefreshRetry', id },
+    );
+    t.deepEqual(second, { settled: false, found: kept });
+    t.is(await store.find('AccessToken', late), undefined, 'the loser wrote nothing');
+    const missing = await store.consumeAndUpsertOrRead({ model: 'RefreshToken', id: unique('missing') }, [], {
+      model: 'RefreshRetry',
+      id,
+    });
+    t.deepEqual(missing, { settled: false, found: kept }, 'a missing record reads the other one too');
+  });
+
+  it('consumeAndUpsertOrRead: nothing kept, or kept and expired, is found as undefined', async (t, store) => {
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken' }, 600);
+    t.deepEqual(
+      await store.consumeAndUpsertOrRead(
+        { model: 'RefreshToken', id },
+        [{ model: 'RefreshRetry', id, payload: { kind: 'Kept' }, expiresInSeconds: 1 }],
+        { model: 'RefreshRetry', id },
+      ),
+      { settled: true },
+    );
+    await sleep(1100);
+    t.deepEqual(
+      await store.consumeAndUpsertOrRead({ model: 'RefreshToken', id }, [], { model: 'RefreshRetry', id }),
+      { settled: false, found: undefined },
+    );
+    t.truthy(await store.find('RefreshToken', id), 'the consumed record stays for reuse detection');
+  });
+
+  it('consumeAndUpsertOrRead: of 50 concurrent callers one writes, the 49 others read its record', async (t, store) => {
+    const grantId = unique('grant');
+    const id = unique('rt');
+    await store.upsert('RefreshToken', id, { kind: 'RefreshToken', grantId }, 600);
+    const issued = Array.from({ length: 50 }, () => unique('at'));
+    const results = await Promise.all(
+      issued.map((at) =>
+        store.consumeAndUpsertOrRead(
+          { model: 'RefreshToken', id },
+          [
+            { model: 'AccessToken', id: at, payload: accessToken(at, grantId), expiresInSeconds: 1800 },
+            { model: 'RefreshRetry', id, payload: { kind: 'Kept', at }, expiresInSeconds: 10 },
+          ],
+          { model: 'RefreshRetry', id },
+        ),
+      ),
+    );
+    const winners = issued.filter((_, i) => results[i]!.settled);
+    t.is(winners.length, 1);
+    for (const result of results) {
+      if (!result.settled)
+        t.deepEqual(result.found, { kind: 'Kept', at: winners[0] }, 'never "consumed but not kept"');
+    }
+    const stored = await Promise.all(issued.map((at) => store.find('AccessToken', at)));
+    t.is(stored.filter(Boolean).length, 1, 'only the winner wrote its token');
+  });
+
   it('consumeAndUpsert without a record to consume writes, and skips records already expired', async (t, store) => {
     const [live, dead] = [unique('at'), unique('at')];
     const grantId = unique('grant');

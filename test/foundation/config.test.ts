@@ -34,7 +34,17 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['ADMIN_EMAIL', { ADMIN_EMAIL: 'nobody', ADMIN_PASSWORD: 'long-enough-password' }],
   ['ADMIN_PASSWORD', { ADMIN_EMAIL: 'admin@example.com' }],
   ['NODE_ENV', { NODE_ENV: 'staging' }],
+  ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: '-1' }],
+  ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: '301' }],
+  ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: '2.5' }],
+  ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: 'ten' }],
 ];
+
+test('REFRESH_REUSE_INTERVAL: 10 seconds by default, 0 turns the retry window off', (t) => {
+  t.is(loadConfig({}).refreshReuseInterval, 10);
+  t.is(loadConfig({ REFRESH_REUSE_INTERVAL: '0' }).refreshReuseInterval, 0);
+  t.is(loadConfig({ REFRESH_REUSE_INTERVAL: '300' }).refreshReuseInterval, 300);
+});
 
 for (const [variable, env] of invalid) {
   test(`an invalid ${variable} is named in one line (${JSON.stringify(env)})`, (t) => {

@@ -39,7 +39,7 @@ const DEFERRED = 'deferredTokenWrites';
 const DEFERRABLE = new Set(['AccessToken', 'RefreshToken']);
 
 /** What a token request settles at its end: the code or refresh token it uses, the tokens it issues. */
-interface DeferredWrites {
+export interface DeferredWrites {
   consume: RecordRef | undefined;
   writes: RecordWrite[];
 }
@@ -52,8 +52,8 @@ function deferred(): DeferredWrites | undefined {
 
 /**
  * From now on in this request, the consumption of the code or refresh token and the new access and
- * refresh tokens are not written one by one as oidc-provider asks, but together by
- * `flushTokenWrites` in one atomic step of the store, which the token endpoint awaits before it
+ * refresh tokens are not written one by one as oidc-provider asks, but together (`takeTokenWrites`)
+ * in one atomic step of the store, which the token endpoint awaits before it
  * answers: nothing is issued that is not stored, nothing is stored for a request that lost the
  * race for single use, and the request costs one round trip to the store instead of three.
  */
@@ -62,14 +62,14 @@ export function deferTokenWrites(state: Record<string, unknown>): void {
 }
 
 /**
- * Settles what the request deferred. False when its code or refresh token had been consumed by
- * another request meanwhile: then nothing was written, and the request must fail as a replay.
+ * What the request deferred, for the token endpoint to settle (`consumeAndUpsert`, or
+ * `consumeAndUpsertOrRead` with a retry window), and the end of deferring: later writes go
+ * through at once.
  */
-export async function flushTokenWrites(store: TokenStore, state: Record<string, unknown>): Promise<boolean> {
+export function takeTokenWrites(state: Record<string, unknown>): DeferredWrites {
   const pending = state[DEFERRED] as DeferredWrites | undefined;
   delete state[DEFERRED];
-  if (!pending || (!pending.consume && pending.writes.length === 0)) return true;
-  return store.consumeAndUpsert(pending.consume, pending.writes);
+  return pending ?? { consume: undefined, writes: [] };
 }
 
 /** oidc-provider ids (nanoid) are base64url; anything else cannot exist and never reaches the store. */
@@ -173,7 +173,7 @@ class TokenStoreAdapter implements Adapter {
   /**
    * oidc-provider decides single use from the `consumed` it read earlier, so two concurrent requests
    * could both pass; the store's consume is atomic. In a token request the consumption waits for
-   * the tokens the request issues and is settled with them (`flushTokenWrites`): the loser stores
+   * the tokens the request issues and is settled with them (`takeTokenWrites`): the loser stores
    * nothing and is refused there. Elsewhere it happens at once, and the loser is refused here. A
    * concurrent loser does not revoke the grant (the winner's tokens stay valid); a later,
    * sequential replay is seen by oidc-provider itself and revokes everything of the grant.

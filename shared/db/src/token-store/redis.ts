@@ -29,6 +29,7 @@ import {
   type RecordRef,
   type RecordWithVersions,
   type RecordWrite,
+  type Settlement,
   type TokenPayload,
   type TokenStore,
   type UserClientGrants,
@@ -57,15 +58,17 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 /**
  * Writes records and, when asked, first consumes one: everything a token request settles, in one
  * atomic step (`consumeAndUpsert`; `upsert` and `consume` are its one-part cases).
- * KEYS: record and consumed mark of the record to consume (when ARGV[1] is '1'), then per record
+ * KEYS: record and consumed mark of the record to consume (when ARGV[1] is '1' or '2'), with '2'
+ * the record to read instead when the consumption fails (`consumeAndUpsertOrRead`), then per record
  * written: record, its consumed mark, then (as flagged) grant index, uid index, userCode index,
  * then the owner index: for owner 'c' the user-client index, user index, issued hash and client
  * index; for owner 's' the session index.
- * ARGV: consume? ('1' / '0'), then per record written: payload JSON, ttl ms ('' = none), consumed
+ * ARGV: consume? ('1' consume, '2' consume or read, '0' neither), then per record written: payload JSON, ttl ms ('' = none), consumed
  * epoch s ('' = not consumed), id, grant member, has-grant, has-uid, has-userCode ('1' / '0'),
  * owner ('c' account and client, 's' account only, '0' none), account id, client id.
  * Returns 0, writing nothing, when the record to consume is missing, expired or already consumed
- * (exactly one of concurrent callers gets 1). The consumed mark expires with its record. Every
+ * (exactly one of concurrent callers gets 1); with '2', { 0, the record read } instead (a table
+ * of one element when that record is missing). The consumed mark expires with its record. Every
  * index touched is pruned of expired members and given the TTL of its latest member once, at the
  * end (the indexes stay bounded by their live records).
  */
@@ -73,14 +76,19 @@ const CONSUME_AND_UPSERT = script(`
 ${NOW_MS}
 local nowText = string.format('%.0f', now)
 local k, a = 1, 2
-if ARGV[1] == '1' then
+if ARGV[1] ~= '0' then
+  local function refused()
+    if ARGV[1] == '2' then return { 0, redis.call('GET', KEYS[3]) } end
+    return 0
+  end
   local ttl = redis.call('PTTL', KEYS[1])
-  if ttl == -2 then return 0 end
+  if ttl == -2 then return refused() end
   local set
   if ttl > 0 then set = redis.call('SET', KEYS[2], t[1], 'NX', 'PX', ttl)
   else set = redis.call('SET', KEYS[2], t[1], 'NX') end
-  if not set then return 0 end
+  if not set then return refused() end
   k = 3
+  if ARGV[1] == '2' then k = 4 end
 end
 local touched, order, companions = {}, {}, {}
 local function touch(key, companion)
@@ -413,18 +421,42 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     return found;
   }
 
+  /** CONSUME_AND_UPSERT: 1 when settled, 0 or { 0, record read? } when not. */
+  async function settle(
+    consume: RecordRef | undefined,
+    writes: readonly RecordWrite[],
+    otherwise: RecordRef | undefined,
+  ): Promise<unknown> {
+    const keys: string[] = [];
+    const args: string[] = [consume ? (otherwise ? '2' : '1') : '0'];
+    if (consume) {
+      assertModelName(consume.model);
+      keys.push(...recordKeys(consume.model, consume.id));
+      if (otherwise) {
+        assertModelName(otherwise.model);
+        keys.push(recordKey(prefix, otherwise.model, otherwise.id));
+      }
+    }
+    for (const write of writes) addWrite(write, keys, args);
+    return run(redis, CONSUME_AND_UPSERT, keys, args);
+  }
+
   async function consumeAndUpsert(
     consume: RecordRef | undefined,
     writes: readonly RecordWrite[],
   ): Promise<boolean> {
-    const keys: string[] = [];
-    const args: string[] = [consume ? '1' : '0'];
-    if (consume) {
-      assertModelName(consume.model);
-      keys.push(...recordKeys(consume.model, consume.id));
-    }
-    for (const write of writes) addWrite(write, keys, args);
-    return (await run(redis, CONSUME_AND_UPSERT, keys, args)) === 1;
+    return (await settle(consume, writes, undefined)) === 1;
+  }
+
+  async function consumeAndUpsertOrRead(
+    consume: RecordRef,
+    writes: readonly RecordWrite[],
+    otherwise: RecordRef,
+  ): Promise<Settlement> {
+    const reply = await settle(consume, writes, otherwise);
+    if (reply === 1) return { settled: true };
+    const text = Array.isArray(reply) ? (reply[1] as string | null | undefined) : undefined;
+    return { settled: false, found: decodeRecord<TokenPayload>(text, null) };
   }
 
   return {
@@ -449,6 +481,8 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     },
 
     consumeAndUpsert,
+
+    consumeAndUpsertOrRead,
 
     async destroy(model, id) {
       assertModelName(model);

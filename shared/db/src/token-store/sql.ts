@@ -11,6 +11,7 @@ import {
   type RecordRef,
   type RecordWithVersions,
   type RecordWrite,
+  type Settlement,
   type TokenPayload,
   type TokenStore,
   type UserClientGrants,
@@ -183,6 +184,23 @@ export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore 
         if (consume && !(await consumeIn(trx, consume))) return false;
         for (const write of writes) await upsertIn(trx, write);
         return true;
+      });
+    },
+
+    consumeAndUpsertOrRead(consume, writes, otherwise): Promise<Settlement> {
+      assertModelName(otherwise.model);
+      return knex.transaction(async (trx): Promise<Settlement> => {
+        if (await consumeIn(trx, consume)) {
+          for (const write of writes) await upsertIn(trx, write);
+          return { settled: true };
+        }
+        // A new statement: it sees what the winner of the row lock committed with its consumption.
+        const { rows } = await raw<RecordRow>(
+          `select ${RECORD_COLUMNS} from ${RECORDS} where model = ? and id = ? and ${LIVE} limit 1`,
+          [otherwise.model, otherwise.id],
+          trx,
+        );
+        return { settled: false, found: decodeRow(rows[0]) };
       });
     },
 

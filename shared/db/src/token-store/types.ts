@@ -69,6 +69,12 @@ export interface RecordRef {
   id: string;
 }
 
+/**
+ * The outcome of `consumeAndUpsertOrRead`: settled (consumed and written), or not, with the record
+ * that was read instead in the same atomic step (undefined when it is missing or expired).
+ */
+export type Settlement = { settled: true } | { settled: false; found: TokenPayload | undefined };
+
 /** One record to write, as `upsert` takes it. */
 export interface RecordWrite extends RecordRef {
   payload: TokenPayload;
@@ -114,6 +120,18 @@ export interface TokenStore {
    * consumed. Without `consume`, just the writes (true).
    */
   consumeAndUpsert(consume: RecordRef | undefined, writes: readonly RecordWrite[]): Promise<boolean>;
+  /**
+   * `consumeAndUpsert(consume, writes)`, except that when the record cannot be consumed (missing,
+   * expired or already consumed) the record `otherwise` is read and returned, in the same atomic
+   * step: a record written together with the consumption by the request that won the race is
+   * always found by the ones that lost it (the token endpoint's refresh retry window keeps the
+   * winner's answer so). Nothing is written unless settled.
+   */
+  consumeAndUpsertOrRead(
+    consume: RecordRef,
+    writes: readonly RecordWrite[],
+    otherwise: RecordRef,
+  ): Promise<Settlement>;
   destroy(model: string, id: string): Promise<void>;
   /** Deletes every record (of any model) whose payload.grantId is `grantId`; returns how many. */
   revokeByGrantId(grantId: string): Promise<number>;

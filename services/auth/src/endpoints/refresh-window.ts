@@ -1,0 +1,121 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store/types';
+
+/**
+ * The refresh retry window (contract §13, `REFRESH_REUSE_INTERVAL`): when a refresh succeeds, its
+ * answer is kept, encrypted, under the consumed refresh token's id for the window's length,
+ * written in the same atomic store step that consumes the token. A retry by the same client
+ * within the window (a lost response, or a concurrent request that lost the race) gets that
+ * answer back instead of failing; another client, or a replay after the window, meets the reuse
+ * detection as before.
+ *
+ * Encryption: AES-256-GCM with a key derived from each of `COOKIE_KEYS` (HKDF-SHA256, its own
+ * salt and info, so no other use of those keys shares it): the first key seals, every key opens
+ * (rotation as for cookies). A random 96-bit IV per answer; the additional data binds the sealed
+ * answer to the refresh token and the client, so it cannot be moved to another record or opened
+ * for another client. The store never holds the tokens in plain.
+ */
+
+/** Model of the kept answers in the token store; the id is the consumed refresh token's. */
+export const KEPT_ANSWER_MODEL = 'RefreshRetry';
+
+/** The token endpoint's success body (contract §6). */
+export interface TokenAnswer {
+  access_token: string;
+  refresh_token: unknown;
+  token_type: 'bearer';
+  expires_in: unknown;
+  scope: string;
+  /** OpenID Connect, when `openid` was granted. */
+  id_token?: string;
+}
+
+/**
+ * What is stored: no field the store indexes (grantId, uid, userCode, accountId, clientId,
+ * consumed), so the record joins no index; it lives only as long as the window.
+ */
+interface SealedAnswer extends TokenPayload {
+  kind: typeof KEPT_ANSWER_MODEL;
+  /** base64url: 12-byte IV, ciphertext, 16-byte GCM tag. */
+  sealed: string;
+}
+
+/** What is sealed: the answer and when it was given (epoch ms), to count `expires_in` down. */
+interface Sealed {
+  answer: TokenAnswer;
+  at: number;
+}
+
+const SALT = 'sched:auth:refresh-retry-window';
+const INFO = 'aes-256-gcm answer key';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export class RefreshWindow {
+  /** Seconds; 0 = off (today's behaviour: every reuse is refused and revokes the grant). */
+  readonly seconds: number;
+  readonly #keys: Buffer[];
+
+  constructor(seconds: number, cookieKeys: readonly string[]) {
+    this.seconds = seconds;
+    this.#keys = cookieKeys.map((key) => Buffer.from(hkdfSync('sha256', key, SALT, INFO, 32)));
+    if (seconds > 0 && this.#keys.length === 0) throw new Error('the refresh retry window needs COOKIE_KEYS');
+  }
+
+  get on(): boolean {
+    return this.seconds > 0;
+  }
+
+  /** Where the answer to the use of `refreshToken` is kept. */
+  ref(refreshToken: string): RecordRef {
+    return { model: KEPT_ANSWER_MODEL, id: refreshToken };
+  }
+
+  /** The record keeping `answer`, sealed, for the window: written with the token's consumption. */
+  keep(refreshToken: string, clientId: string, answer: TokenAnswer): RecordWrite {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
+    cipher.setAAD(additionalData(refreshToken, clientId));
+    const plain = JSON.stringify({ answer, at: Date.now() } satisfies Sealed);
+    const sealed = Buffer.concat([iv, cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    const payload: SealedAnswer = { kind: KEPT_ANSWER_MODEL, sealed: sealed.toString('base64url') };
+    return { ...this.ref(refreshToken), payload, expiresInSeconds: this.seconds };
+  }
+
+  /**
+   * The kept answer for this client, `expires_in` counted down to what is left of the access
+   * token's life; undefined when there is none, it is another client's, or it does not open.
+   */
+  open(refreshToken: string, clientId: string, record: TokenPayload | undefined): TokenAnswer | undefined {
+    if (record?.kind !== KEPT_ANSWER_MODEL || typeof record.sealed !== 'string') return undefined;
+    const bytes = Buffer.from(record.sealed, 'base64url');
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+    const iv = bytes.subarray(0, IV_BYTES);
+    const tag = bytes.subarray(bytes.length - TAG_BYTES);
+    const body = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
+    for (const key of this.#keys) {
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv);
+        decipher.setAAD(additionalData(refreshToken, clientId));
+        decipher.setAuthTag(tag);
+        const plain = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+        const { answer, at } = JSON.parse(plain) as Sealed;
+        return { ...answer, expires_in: remaining(answer.expires_in, at) };
+      } catch {
+        // Another key, another client, or not ours: try the next key.
+      }
+    }
+    return undefined;
+  }
+}
+
+function additionalData(refreshToken: string, clientId: string): Buffer {
+  return Buffer.from(`${KEPT_ANSWER_MODEL}\n${refreshToken}\n${clientId}`, 'utf8');
+}
+
+/** `expires_in` of an answer given at `at` (epoch ms), as of now: never more, never below 0. */
+function remaining(expiresIn: unknown, at: number): unknown {
+  if (typeof expiresIn !== 'number') return expiresIn;
+  const elapsed = Math.max(0, Math.floor((Date.now() - at) / 1000));
+  return Math.max(0, expiresIn - elapsed);
+}
