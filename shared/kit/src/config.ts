@@ -60,6 +60,11 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  METRICS_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .optional(),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -99,6 +104,12 @@ export interface Config {
    * presented again by its client this soon after its first use gets the same answer back.
    */
   refreshReuseInterval: number;
+  /**
+   * `GET /metrics`: `token` (METRICS_TOKEN) makes it need `Authorization: Bearer <token>`;
+   * `enabled` (METRICS_ENABLED) overrides the service's default (on for the standalone services,
+   * whose port sits behind the gateway; off on the all-in-one process's public origin).
+   */
+  metrics: { token: string | undefined; enabled: boolean | undefined };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -143,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     signupEnabled: e.SIGNUP_ENABLED,
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
+    metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
   };
 }
 
