@@ -9,7 +9,6 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
 import { discoveryDocument, isBearerEndpoint, isProviderRoute, jwksEndpoint } from './endpoints/discovery.ts';
-import { addIdToken, captureIdToken } from './endpoints/id-token.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
@@ -61,7 +60,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   const pages = pageRoutes(deps);
 
   provider.silent = true;
-  provider.use(requestContext('auth', runtime.logger));
+  provider.use(requestContext('auth', runtime.logger, { accessLog: runtime.config.accessLog }));
   provider.use(pinnedOrigin(issuer));
   provider.use(securityHeaders({ publicUrl: issuer }));
   provider.use(bearerCors(isBearerEndpoint));
@@ -76,9 +75,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(onlyOurProviderRoutes());
   provider.use(authorizationRequest(deps));
   provider.use(embedAuthorization());
-  provider.use(addIdToken());
   provider.use(tokenEndpoint(deps));
-  provider.use(captureIdToken());
   provider.use(revocationEndpoint(deps));
   provider.use(discoveryDocument(signingKeys));
   provider.use(jwksEndpoint(signingKeys));
