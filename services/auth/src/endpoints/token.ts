@@ -1,130 +1,221 @@
-import { clientVersionKey } from '@sched/db/queries/oauth-clients';
+import { clientVersionKey, type OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
+import type { TokenPayload } from '@sched/db/token-store/types';
+import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import type { Params } from '../http/params.ts';
-import { enforceLimit } from '@sched/runtime/rate-limit';
 import { LIMITS, rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { deferTokenWrites, prefetched, takeTokenWrites, wellFormed } from '../provider/adapter.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
-import { authenticateClient, basicChallenge } from './client-auth.ts';
+import { authenticateClient, basicChallenge, type PresentedClient } from './client-auth.ts';
 import { providerRefusal, readClientRequest } from './client-request.ts';
 import { RefreshWindow, type TokenAnswer } from './refresh-window.ts';
 import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 
 /**
- * The client of the request. For a refresh, the refresh token and the client's cache version come
- * in one token-store read, and the record is handed on to oidc-provider so it does not read it again.
+ * POST /v2/auth/oauth2/token in front of oidc-provider, as a named pipeline of small steps over one
+ * typed request state (the way oidc-provider's own `lib/actions/token.js` is an array of named
+ * middleware): read the request, check the grant type, count the rate and resolve the client,
+ * authenticate it, answer a retry within the refresh window, let the provider run the grant,
+ * settle the store writes in one atomic step, answer. The contract's order of checks (client_id,
+ * grant_type, rate limit, client, secret, approval) is the order of the steps.
  */
-async function resolveClient(deps: AuthDeps, ctx: Context, clientId: string, params: Params) {
-  const refreshToken = params.refresh_token;
-  if (params.grant_type !== 'refresh_token' || !wellFormed(refreshToken))
-    return { client: await deps.loadClient(ctx.state, clientId), record: undefined };
-  const { record, versions } = await deps.runtime.stores.tokenStore.findWithVersions(
-    'RefreshToken',
+
+/** Everything one token request knows, filled in step by step. */
+export interface TokenRequest {
+  params: Params;
+  presented: PresentedClient & { clientId: string };
+  grantType: (typeof GRANT_TYPES)[number];
+  /** HTTP Basic was used: 401 answers carry this `WWW-Authenticate` challenge. */
+  challenge: Record<string, string> | undefined;
+  client: OAuthClientWithSecrets | undefined;
+  /** refresh_token grant: the token presented, when well formed. */
+  refreshToken: string | undefined;
+  /** refresh_token grant: its record, read with the client's cache version (handed to the provider). */
+  refreshRecord: TokenPayload | undefined;
+  /** The contract's success body, once there is one. */
+  answer: TokenAnswer | undefined;
+  /** What the provider threw (not a refusal it rendered), rethrown after the store is settled. */
+  thrown: { error: unknown } | undefined;
+}
+
+interface Endpoint {
+  deps: AuthDeps;
+  window: RefreshWindow;
+}
+
+/** A step: done (answer or error thrown) or on to the next one. `next` is the provider. */
+type Step = (endpoint: Endpoint, ctx: Context, request: TokenRequest, provider: Next) => Promise<void> | void;
+
+/** The request (JSON or form, Basic or body credentials, client_id required) and its grant type. */
+async function readRequest(ctx: Context): Promise<TokenRequest> {
+  const { params, presented } = await readClientRequest(ctx);
+  const grantType = params.grant_type;
+  if (!grantType || !(GRANT_TYPES as readonly string[]).includes(grantType))
+    throw tokenErrors.unsupportedGrantType();
+  const refreshToken =
+    grantType === 'refresh_token' && wellFormed(params.refresh_token) ? params.refresh_token : undefined;
+  return {
+    params,
+    presented,
+    grantType: grantType as TokenRequest['grantType'],
+    challenge: undefined,
+    client: undefined,
     refreshToken,
-    [clientVersionKey(clientId)],
-  );
-  prefetched(ctx.state, 'RefreshToken', refreshToken, record);
-  return { client: await deps.clients.remember(ctx.state, clientId, versions[0] ?? 0), record };
+    refreshRecord: undefined,
+    answer: undefined,
+    thrown: undefined,
+  };
 }
 
 /**
- * POST /v2/auth/oauth2/token in front of oidc-provider: reads JSON or form bodies, applies the
- * contract's checks in its order (client_id, grant_type, rate limit, client, secret, approval),
- * then lets the provider run the grant and reshapes its answer: the contract's success body, or
- * its error table.
+ * The rate-limit count and the client are read side by side; for a refresh the client's cache
+ * version comes with the refresh token in one store read, and the record is handed on to
+ * oidc-provider so it does not read it again. A request over the limit is refused before the
+ * client is authenticated all the same.
  */
-export function tokenEndpoint(deps: AuthDeps) {
+const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
   const store = deps.runtime.stores.tokenStore;
-  const window = new RefreshWindow(deps.runtime.config.refreshReuseInterval, deps.runtime.config.cookieKeys);
+  const { clientId } = request.presented;
+  const [, client] = await Promise.all([
+    enforceLimit(store, rateKeys.tokenClient(clientId), LIMITS.tokenPerClient, 'token requests'),
+    (async () => {
+      if (!request.refreshToken) return deps.loadClient(ctx.state, clientId);
+      const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [
+        clientVersionKey(clientId),
+      ]);
+      request.refreshRecord = record;
+      prefetched(ctx.state, 'RefreshToken', request.refreshToken, record);
+      return deps.clients.remember(ctx.state, clientId, versions[0] ?? 0);
+    })(),
+  ]);
+  request.client = client ?? undefined;
+};
+
+/** The client exists, proves a secret (confidential) or presents none (public), and is approved. */
+const authenticate: Step = ({ deps }, _ctx, request) => {
+  request.challenge = basicChallenge(deps.issuer, request.presented);
+  authenticateClient(request.client ?? null, request.presented, request.challenge);
+};
+
+/**
+ * A refresh token already used, within the retry window (contract §13): the same client gets the
+ * kept answer; another client's replay revokes the grant. Outside the window, or without a kept
+ * answer, the provider's reuse detection decides. One extra store read, only for a used token.
+ */
+const answerRetry: Step = async ({ deps, window }, _ctx, request) => {
+  const { refreshToken, refreshRecord: record } = request;
+  if (!refreshToken || !window.on || typeof record?.consumed !== 'number') return;
+  const { clientId } = request.presented;
+  const kept = await deps.runtime.stores.tokenStore.find(window.ref(refreshToken).model, refreshToken);
+  if (!kept) return;
+  if (record.clientId === clientId) {
+    request.answer = window.open(refreshToken, clientId, kept);
+  } else if (typeof record.grantId === 'string') {
+    await revokeGrant(deps, record.grantId);
+    throw tokenErrors.invalidRefreshToken();
+  }
+};
+
+/**
+ * oidc-provider runs the grant on the parameters we read (a refresh keeps the scopes of the
+ * original authorization: `scope` is not passed on), with the token writes deferred to `settle`.
+ * Its success becomes the contract's body (`id_token` beside it when OpenID Connect issued one).
+ */
+const runGrant: Step = async (_endpoint, ctx, request, provider) => {
+  if (request.grantType === 'refresh_token') delete request.params.scope;
+  replayAsForm(ctx, request.params);
+  deferTokenWrites(ctx.state);
+  try {
+    await provider();
+  } catch (error) {
+    request.thrown = { error };
+    return;
+  }
+  const body = ctx.body as Record<string, unknown> | undefined;
+  if (ctx.status !== 200 || !body || typeof body.access_token !== 'string') return;
+  request.answer = {
+    access_token: body.access_token,
+    refresh_token: body.refresh_token,
+    token_type: 'bearer',
+    expires_in: body.expires_in,
+    scope: withoutInternalScopes(typeof body.scope === 'string' ? body.scope : ''),
+    ...(typeof body.id_token === 'string' ? { id_token: body.id_token } : {}),
+  };
+};
+
+/**
+ * The consumption of the code or refresh token and the issued tokens in one atomic store step
+ * (also when the grant failed after consuming: a consumed code or refresh token stays so). With
+ * the retry window a refresh's answer is kept in the same step, and a request that lost the race
+ * gets the winner's answer from it; otherwise the loser is refused as a replay.
+ */
+const settle: Step = async ({ deps, window }, ctx, request) => {
+  const store = deps.runtime.stores.tokenStore;
+  const { consume, writes } = takeTokenWrites(ctx.state);
+  const { refreshToken, answer } = request;
+  const { clientId } = request.presented;
+  if (refreshToken && window.on && consume && answer) {
+    const settlement = await store.consumeAndUpsertOrRead(
+      consume,
+      [...writes, window.keep(refreshToken, clientId, answer)],
+      window.ref(refreshToken),
+    );
+    if (settlement.settled) return;
+    request.answer = window.open(refreshToken, clientId, settlement.found);
+    if (!request.answer) throw tokenErrors.invalidRefreshToken();
+    return;
+  }
+  if (!consume && writes.length === 0) return;
+  if (!(await store.consumeAndUpsert(consume, writes)) && !request.thrown) {
+    throw request.grantType === 'refresh_token'
+      ? tokenErrors.invalidRefreshToken()
+      : tokenErrors.codeInvalidOrExpired();
+  }
+};
+
+/** After the retry step and the grant: a request with an answer skips what is left. */
+const UNTIL_ANSWERED: ReadonlyArray<[string, Step]> = [
+  ['limitAndResolveClient', limitAndResolveClient],
+  ['authenticate', authenticate],
+  ['answerRetry', answerRetry],
+];
+const GRANT: ReadonlyArray<[string, Step]> = [
+  ['runGrant', runGrant],
+  ['settle', settle],
+];
+
+/** The pipeline's step names in order (readRequest first, answer last), for tests and logs. */
+export const TOKEN_STEPS = [
+  'readRequest',
+  ...UNTIL_ANSWERED.map(([name]) => name),
+  ...GRANT.map(([name]) => name),
+  'answer',
+] as const;
+
+export function tokenEndpoint(deps: AuthDeps) {
+  const endpoint: Endpoint = {
+    deps,
+    window: new RefreshWindow(deps.runtime.config.refreshReuseInterval, deps.runtime.config.cookieKeys),
+  };
   return async function tokenEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.token || ctx.method !== 'POST') return next();
-    const { params, presented } = await readClientRequest(ctx);
-    const grantType = params.grant_type;
-    if (!grantType) throw tokenErrors.unsupportedGrantType();
-    if (!(GRANT_TYPES as readonly string[]).includes(grantType)) throw tokenErrors.unsupportedGrantType();
-
-    // The rate-limit count and the client (with the refresh token) are read side by side; a request
-    // over the limit is refused before the client is authenticated all the same.
-    const [, { client, record }] = await Promise.all([
-      enforceLimit(store, rateKeys.tokenClient(presented.clientId), LIMITS.tokenPerClient, 'token requests'),
-      resolveClient(deps, ctx, presented.clientId, params),
-    ]);
-    authenticateClient(client, presented, basicChallenge(deps.issuer, presented));
-
-    // A refresh token used already, within the retry window: its kept answer, or revocation.
-    const refreshToken = grantType === 'refresh_token' ? params.refresh_token : undefined;
-    if (refreshToken && window.on && typeof record?.consumed === 'number') {
-      const kept = await store.find(window.ref(refreshToken).model, refreshToken);
-      if (kept && record.clientId === presented.clientId) {
-        const answer = window.open(refreshToken, presented.clientId, kept);
-        if (answer) {
-          ctx.body = answer;
-          return;
-        }
-      } else if (kept && typeof record.grantId === 'string') {
-        // Another client replays a refresh token rotated moments ago: reuse detection.
-        await revokeGrant(deps, record.grantId);
-        throw tokenErrors.invalidRefreshToken();
-      }
+    const request = await readRequest(ctx);
+    for (const [, step] of UNTIL_ANSWERED) {
+      await step(endpoint, ctx, request, next);
+      if (request.answer) break;
     }
-
-    // Refreshing keeps the scopes of the original authorization; they are not re-requested.
-    if (grantType === 'refresh_token') delete params.scope;
-    replayAsForm(ctx, params);
-
-    deferTokenWrites(ctx.state);
-    let answer: TokenAnswer | undefined;
-    let thrown: { error: unknown } | undefined;
-    try {
-      await next();
-      const body = ctx.body as Record<string, unknown> | undefined;
-      if (ctx.status === 200 && body && typeof body.access_token === 'string') {
-        answer = {
-          access_token: body.access_token,
-          refresh_token: body.refresh_token,
-          token_type: 'bearer',
-          expires_in: body.expires_in,
-          scope: withoutInternalScopes(typeof body.scope === 'string' ? body.scope : ''),
-          // OpenID Connect: kept with the rest, so a retry within the window gets it back too.
-          ...(typeof body.id_token === 'string' ? { id_token: body.id_token } : {}),
-        };
-      }
-    } catch (error) {
-      thrown = { error };
-    }
-    {
-      // Also when the grant failed after consuming: a consumed code or refresh token stays so.
-      const { consume, writes } = takeTokenWrites(ctx.state);
-      if (refreshToken && window.on && consume && answer) {
-        // The answer is kept with the consumption, in the same atomic step: a request that loses
-        // the race for this refresh token finds it there, never "consumed but not yet kept".
-        const settlement = await store.consumeAndUpsertOrRead(
-          consume,
-          [...writes, window.keep(refreshToken, presented.clientId, answer)],
-          window.ref(refreshToken),
-        );
-        if (!settlement.settled) answer = window.open(refreshToken, presented.clientId, settlement.found);
-        if (!answer) throw tokenErrors.invalidRefreshToken();
-      } else if (consume || writes.length > 0) {
-        // Another request consumed the code or refresh token first: nothing was issued to this one.
-        if (!(await store.consumeAndUpsert(consume, writes)) && !thrown) {
-          throw grantType === 'refresh_token'
-            ? tokenErrors.invalidRefreshToken()
-            : tokenErrors.codeInvalidOrExpired();
-        }
-      }
-    }
-
-    if (thrown) throw thrown.error;
-    if (answer) {
+    if (!request.answer) for (const [, step] of GRANT) await step(endpoint, ctx, request, next);
+    // answer
+    if (request.thrown) throw request.thrown.error;
+    if (request.answer) {
       ctx.status = 200;
-      ctx.body = answer;
+      ctx.body = request.answer;
       return;
     }
-    throw providerRefusal(ctx, grantType, basicChallenge(deps.issuer, presented));
+    throw providerRefusal(ctx, request.grantType, request.challenge);
   };
 }
 
