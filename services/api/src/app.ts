@@ -27,7 +27,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   mountDocs(docs, routeList, deps.config);
   routers.adopt(docs);
 
-  app.use(requestContext('api', deps.logger));
+  app.use(requestContext('api', deps.logger, { accessLog: deps.config.accessLog }));
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());

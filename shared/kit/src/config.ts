@@ -60,6 +60,10 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .default(true),
+  ACCESS_LOG: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .default(true),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   METRICS_ENABLED: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
@@ -110,6 +114,8 @@ export interface Config {
    * whose port sits behind the gateway; off on the all-in-one process's public origin).
    */
   metrics: { token: string | undefined; enabled: boolean | undefined };
+  /** One info line per request (ACCESS_LOG, default true). */
+  accessLog: boolean;
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -155,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signupEnabled: e.SIGNUP_ENABLED,
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
     metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
+    accessLog: e.ACCESS_LOG,
   };
 }
 

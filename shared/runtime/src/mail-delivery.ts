@@ -1,4 +1,5 @@
 import { enqueueMail, markMailFailed, markMailSent, type OutboxEntry } from '@sched/db/queries/mail-outbox';
+import { countMail } from '@sched/kit/metrics';
 import type { Runtime } from './runtime.ts';
 
 /**
@@ -47,6 +48,7 @@ export async function deliverQueuedMail(
       html: entry.html,
     });
     await markMailSent(knex, entry.id);
+    countMail('sent');
     return true;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -57,6 +59,7 @@ export async function deliverQueuedMail(
       deps.logger.warn({ err: recordError, outboxId: entry.id }, 'could not record a failed mail attempt');
     }
     const details = { err: error, outboxId: entry.id, subject: entry.subject, attempts: entry.attempts + 1 };
+    countMail(delay === null ? 'failed' : 'retrying');
     if (delay === null) deps.logger.error(details, 'mail not sent; out of attempts, marked failed');
     else deps.logger.warn({ ...details, retryInSeconds: delay }, 'mail not sent; kept in the outbox');
     return false;

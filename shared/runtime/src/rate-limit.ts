@@ -1,5 +1,6 @@
 import type { TokenStore } from '@sched/db/token-store/types';
 import { RateLimitedError } from '@sched/kit/errors';
+import { countRateLimitRefusal } from '@sched/kit/metrics';
 
 /** At most `max` counted events per fixed window of `windowSeconds`. */
 export interface Limit {
@@ -13,8 +14,10 @@ function describeWait(seconds: number): string {
 }
 
 /** 429 with Retry-After and a sentence saying what was limited and for how long. */
-export const rateLimited = (seconds: number, what: string): RateLimitedError =>
-  new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`);
+export function rateLimited(seconds: number, what: string): RateLimitedError {
+  countRateLimitRefusal(what);
+  return new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`);
+}
 
 /**
  * Counts one event under `key` in the token store (Redis, or the database when embedded), so

@@ -1,4 +1,5 @@
 import type { TokenStore } from '@sched/db/token-store/types';
+import { countSignInFailure } from '@sched/kit/metrics';
 import { sha256Hex } from '@sched/kit/secrets';
 import { type Limit, rateLimited } from '@sched/runtime/rate-limit';
 
@@ -42,7 +43,9 @@ export const LOCK_MODEL = 'SignInLock';
 /** Throws RateLimitedError while `key` is locked by too many failures. */
 export async function assertNotLocked(store: TokenStore, key: string, what: string): Promise<void> {
   const lock = await store.find<{ until: number }>(LOCK_MODEL, sha256Hex(key));
-  if (lock) throw rateLimited(Math.max(1, Math.ceil(lock.until - Date.now() / 1000)), what);
+  if (!lock) return;
+  countSignInFailure('locked');
+  throw rateLimited(Math.max(1, Math.ceil(lock.until - Date.now() / 1000)), what);
 }
 
 /** Counts one failure; the one that reaches the limit locks `key` for the rest of the window. */

@@ -1,3 +1,4 @@
+import { countSignInFailure } from '@sched/kit/metrics';
 import { type User, verifyUserPassword } from '@sched/db/queries/users';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
@@ -76,6 +77,7 @@ export async function checkSignIn(
       ? await verifyUserPassword(deps.runtime.stores.db.knex, email, password)
       : null;
   if (!user) {
+    countSignInFailure('credentials');
     await countFailure(store, ipKey, LIMITS.signInFailuresPerIp);
     await countFailure(store, accountKey, LIMITS.signInFailuresPerAccount);
   }

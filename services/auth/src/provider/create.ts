@@ -1,5 +1,6 @@
 import { backendFailure } from '@sched/db/availability';
 import type { Logger } from '@sched/kit/logger';
+import { countGrant } from '@sched/kit/metrics';
 import type { Runtime } from '@sched/runtime/runtime';
 import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import Provider from 'oidc-provider';
@@ -92,10 +93,18 @@ function framedCookiesForEmbedFlows(provider: Provider): void {
 }
 
 /** Keeps oidc-provider's failure reasons for the endpoint wrappers, and logs server errors. */
+type GrantEventContext = { oidc?: { params?: { grant_type?: unknown } } };
+
 function reportFailures(provider: Provider, logger: Logger): void {
   const remember = (ctx: { state: Record<string, unknown> }, error: unknown) => {
     ctx.state.oauthFailure = error;
   };
+  provider.on('grant.success', (ctx: GrantEventContext) =>
+    countGrant(ctx.oidc?.params?.grant_type, 'success'),
+  );
+  provider.on('grant.error', (ctx: GrantEventContext, error: { error?: unknown }) => {
+    countGrant(ctx.oidc?.params?.grant_type, typeof error?.error === 'string' ? error.error : 'server_error');
+  });
   provider.on('grant.error', remember);
   provider.on('revocation.error', remember);
   provider.on(

@@ -40,8 +40,12 @@ class LazyRequestState implements RequestState {
   }
 }
 
-/** First middleware of every Koa app: request id, child logger, access log, metrics. */
-export function requestContext(service: string, logger: Logger) {
+/**
+ * First middleware of every Koa app: request id, child logger, metrics, and the access log (one
+ * line a request at info, unless `accessLog` is off: ACCESS_LOG=false).
+ */
+export function requestContext(service: string, logger: Logger, options: { accessLog?: boolean } = {}) {
+  const accessLog = options.accessLog ?? true;
   return async function requestContextMiddleware(ctx: Context, next: Next) {
     const started = performance.now();
     const requestId = requestIdFrom(ctx.req.headers['x-request-id']);
@@ -61,10 +65,16 @@ export function requestContext(service: string, logger: Logger) {
         ctx.status,
         seconds,
       );
-      // Asked first: reading ctx.state.log would make the child logger that the level then discards.
-      if (logger.isLevelEnabled('debug')) {
-        ctx.state.log.debug(
-          { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 },
+      // On the parent logger with the id as a field: no child logger made just for this line.
+      if (accessLog && logger.isLevelEnabled('info')) {
+        logger.info(
+          {
+            requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round(seconds * 1e4) / 10,
+          },
           'request',
         );
       }
