@@ -1,4 +1,4 @@
-import { revokeEverythingOf } from '@sched/clients/connected-apps';
+import { endEverythingOf } from '@sched/accounts/end-everything';
 import type { Runtime } from '@sched/runtime/runtime';
 import test, { type ExecutionContext } from 'ava';
 import { insertApiKey, insertUser, type TestClient, type TestUser } from '../support/factories.ts';
@@ -256,7 +256,7 @@ test.serial('deleting a client deletes its grants and tokens from the token stor
   await meInBoth(t, tokens.access_token, 401, 'after the deletion');
 });
 
-test.serial('revokeEverythingOf: tokens of every client, API keys, sessions and consents', async (t) => {
+test.serial('endEverythingOf: tokens of every client, API keys, sessions and consents', async (t) => {
   const user = await insertUser(knex());
   const first = await authorize(world.clients.calendar, user, ['PROFILE_READ']);
   const second = await authorize(world.clients.notes, user, ['PROFILE_READ'], first.browser);
@@ -265,7 +265,7 @@ test.serial('revokeEverythingOf: tokens of every client, API keys, sessions and 
   await meInBoth(t, user.apiKey, 200, 'the API key before');
 
   const deps = { stores: system.stores } as unknown as Runtime;
-  const ended = await revokeEverythingOf(deps, user.id);
+  const ended = await endEverythingOf(deps, user.id);
   t.deepEqual(ended, { tokens: 4, apiKeys: 1, sessions: 1, consents: 2 });
 
   for (const { tokens } of [first, second]) await meInBoth(t, tokens.access_token, 401, 'tokens after');

@@ -1,32 +1,39 @@
 import { revokeAllApiKeys } from '@sched/db/queries/api-keys';
-import { accessVersionKey } from '@sched/db/queries/access-facts';
+import { forgetAllConsents } from '@sched/db/queries/consents';
 import type { AccountDeps } from './deps.ts';
 
+/** What `endEverythingOf` ended. */
 export interface EndedEverything {
   /** Usable OAuth codes, access and refresh tokens ended (grants of every client). */
   tokens: number;
   apiKeys: number;
-  /** Browser sessions at the authorization server. */
+  /** Browser sessions at the authorization server (settings pages and authorization). */
   sessions: number;
+  /** Remembered consents forgotten (every app asks again). */
+  consents: number;
 }
 
 /**
- * Ends everything the account can be used with (a completed password reset): every browser session
- * at the authorization server, every API key, every OAuth grant with its access and refresh tokens
- * (the token store's owner index: `revokeByUser`, `revokeSessionsOfUser`). The `user:<id>` version
- * is bumped so every API process drops its cached keys on the next request.
- *
- * Interim: `@sched/clients/connected-apps` `revokeEverythingOf` (the token-index work) does the
- * same and also forgets remembered consents; this function is the one place to switch to it.
+ * Everything an account can be used with, ended at once: every remembered consent, OAuth grant and
+ * token of every client (the token store's owner index: `revokeByUser`), every API key, every
+ * browser session (`revokeSessionsOfUser`). The one path for a completed password reset (contract:
+ * "ends every session, revokes every API key and every OAuth grant"), a disabled or deleted
+ * account. Every API process refuses the tokens and keys on its next request: the token records
+ * are gone, and revoking the keys bumps the `user:<id>` version.
  */
-export async function endEverythingOf(deps: AccountDeps, userId: number): Promise<EndedEverything> {
+export async function endEverythingOf(
+  deps: Pick<AccountDeps, 'stores'>,
+  userId: number,
+): Promise<EndedEverything> {
   const store = deps.stores.tokenStore;
+  const knex = deps.stores.db.knex;
   const accountId = String(userId);
+  // Consents first, so that no authorization reuses one once the grants are gone.
+  const consents = await forgetAllConsents(knex, userId);
   const [tokens, apiKeys, sessions] = await Promise.all([
     store.revokeByUser(accountId),
-    revokeAllApiKeys(deps.stores.db.knex, userId),
+    revokeAllApiKeys(knex, store, userId),
     store.revokeSessionsOfUser(accountId),
   ]);
-  await store.bumpVersion(accessVersionKey.user(userId));
-  return { tokens, apiKeys, sessions };
+  return { tokens, apiKeys, sessions, consents };
 }

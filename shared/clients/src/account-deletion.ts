@@ -5,7 +5,7 @@ import {
 } from '@sched/db/queries/account-deletion';
 import { ConflictError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
-import { revokeEverythingOf } from './connected-apps.ts';
+import { endEverythingOf } from '@sched/accounts/end-everything';
 
 /**
  * Account deletion (contract §12), for `DELETE /v2/me` and the settings page alike. Refused with
@@ -13,7 +13,7 @@ import { revokeEverythingOf } from './connected-apps.ts';
  * them). Otherwise the database part (`@sched/db/queries/account-deletion`: bookings they host
  * cancelled, the users row deleted, memberships, API keys, consents and their own OAuth clients
  * going with it by foreign key) commits first, then the token store follows: every OAuth grant and
- * token and every browser session of the account (`revokeEverythingOf`), and every token of the
+ * token and every browser session of the account (`endEverythingOf`), and every token of the
  * clients that went with it (other users' authorizations of those clients).
  */
 
@@ -42,7 +42,7 @@ export async function deleteAccount(deps: Runtime, userId: number): Promise<Dele
   if (!result.deleted) throw new LastOwnerError(result.soleOwnerOf);
   const { account } = result;
   await Promise.all([
-    ...account.userIds.map((id) => revokeEverythingOf(deps, id)),
+    ...account.userIds.map((id) => endEverythingOf(deps, id)),
     ...account.clientIds.map((clientId) => store.revokeByClient(clientId)),
   ]);
   deps.logger.info(

@@ -1,6 +1,4 @@
-import { accessVersionKey } from '@sched/db/queries/access-facts';
-import { revokeAllApiKeys } from '@sched/db/queries/api-keys';
-import { forgetAllConsents, forgetConsent, listConsentedClients } from '@sched/db/queries/consents';
+import { forgetConsent, listConsentedClients } from '@sched/db/queries/consents';
 import { isWellFormedClientId } from '@sched/db/queries/oauth-clients';
 import { NotFoundError } from '@sched/kit/errors';
 import { isKnownScope } from '@sched/policy/scopes';
@@ -83,38 +81,4 @@ export async function revokeClientTokens(deps: Runtime, actor: Actor, clientId: 
   const revoked = await deps.stores.tokenStore.revokeByClient(client.id);
   await auditClient(knex, actor.userId, 'oauth_client.tokens_revoked', client.id, { revoked });
   return revoked;
-}
-
-/** What `revokeEverythingOf` ended. */
-export interface RevokedEverything {
-  /** Usable access and refresh tokens (and unused codes) of every client. */
-  tokens: number;
-  /** API keys revoked. */
-  apiKeys: number;
-  /** Browser sessions at the authorization server (settings pages and authorization). */
-  sessions: number;
-  /** Remembered consents forgotten (every app asks again). */
-  consents: number;
-}
-
-/**
- * Everything an account can be used with, ended at once: every remembered consent, OAuth grant and
- * token of every client, every API key, every browser session. For a password reset (contract:
- * "ends every session, revokes every API key and every OAuth grant"), an account disabled or
- * deleted. Every API process refuses the tokens and keys on its next request (tokens: the records
- * are gone; keys: the `user:<id>` version is bumped).
- */
-export async function revokeEverythingOf(deps: Runtime, userId: number): Promise<RevokedEverything> {
-  const store = deps.stores.tokenStore;
-  const knex = deps.stores.db.knex;
-  const accountId = String(userId);
-  // Consents first, so that no authorization reuses one once the grants are gone.
-  const consents = await forgetAllConsents(knex, userId);
-  const [tokens, apiKeys, sessions] = await Promise.all([
-    store.revokeByUser(accountId),
-    revokeAllApiKeys(knex, userId),
-    store.revokeSessionsOfUser(accountId),
-  ]);
-  await store.bumpVersion(accessVersionKey.user(userId));
-  return { tokens, apiKeys, sessions, consents };
 }

@@ -95,12 +95,15 @@ export async function revokeApiKey(
 }
 
 /** Revokes every unrevoked key of the user (account recovery, deletion); returns how many. */
-export async function revokeAllApiKeys(knex: Knex, userId: number): Promise<number> {
+export async function revokeAllApiKeys(knex: Knex, versions: VersionBumper, userId: number): Promise<number> {
   if (!Number.isSafeInteger(userId)) return 0;
-  return knex('api_keys')
+  const count = await knex('api_keys')
     .where({ user_id: userId })
     .whereNull('revoked_at')
     .update({ revoked_at: knex.fn.now() });
+  // The API caches keys by hash, tagged with their user's version.
+  if (count > 0) await bumpAfterWrite(knex, versions, [accessVersionKey.user(userId)]);
+  return count;
 }
 
 /**
