@@ -66,7 +66,6 @@ export interface AccessControl {
   routeCache: RouteCache;
 }
 
-
 export function createAccessControl(deps: Runtime): AccessControl {
   const users = new VersionedCache<UserFacts>({ max: 20_000, maxAgeMs: MAX_AGE_MS });
   const clients = new VersionedCache<boolean>({ max: 20_000, maxAgeMs: MAX_AGE_MS });
