@@ -127,7 +127,7 @@ test('the OpenAPI document shows each limit and the 429 answer', async (t) => {
     paths: Record<string, Record<string, { 'x-rate-limit': unknown; responses: Record<string, unknown> }>>;
   };
   const createKey = document.paths['/api-keys']!.post!;
-  t.deepEqual(createKey['x-rate-limit'], { max: 50, windowSeconds: 3600 });
+  t.deepEqual(createKey['x-rate-limit'], { name: 'api-keys', max: 50, windowSeconds: 3600 });
   t.truthy(createKey.responses['429']);
   const listKeys = document.paths['/api-keys']!.get!;
   t.is(listKeys['x-rate-limit'], null);

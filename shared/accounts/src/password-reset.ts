@@ -21,7 +21,6 @@ import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
 export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
 
 /** Reset e-mails per address and hour. */
-export const RESET_MAILS_PER_ADDRESS = 5;
 
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
@@ -75,16 +74,17 @@ async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
  */
 export async function requestPasswordReset(deps: AccountDeps, email: string): Promise<void> {
   // The same two round trips with or without an account (the lookup and the counter), in parallel.
-  // At most RESET_MAILS_PER_ADDRESS an hour per typed address, so the form cannot flood someone's
-  // mailbox; past it the page answers the same and nothing is sent.
+  // At most the `password-reset-address` limit per typed address, so the form cannot flood
+  // someone's mailbox; past it the page answers the same and nothing is sent.
+  const limit = deps.config.rateLimits['password-reset-address'];
   const [user, { count }] = await Promise.all([
     findUserByEmail(deps.stores.db.knex, email),
     deps.stores.tokenStore.hit(
       `password-reset:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
-      60 * 60,
+      limit.windowSeconds,
     ),
   ]);
-  if (!user || user.managedByClientId !== null || count > RESET_MAILS_PER_ADDRESS) return;
+  if (!user || user.managedByClientId !== null || count > limit.max) return;
   void sendResetEmail(deps, user).catch((error: unknown) => {
     deps.logger.error({ err: error, userId: user.id }, 'password reset e-mail not written');
   });

@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError } from '@sched/kit/errors';
 import { escapeHtml, htmlDocument } from '@sched/kit/mail-html';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
 import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
-import { enforceLimit, type Limit } from '@sched/runtime/rate-limit';
+import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { AccountDeps } from './deps.ts';
 import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
 
@@ -17,7 +17,6 @@ import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
 export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 60 * 60;
 
 /** New links a user may ask for (API and settings button together). */
-export const RESEND_LIMIT: Limit = { max: 5, windowSeconds: 60 * 60 };
 
 export const VERIFY_FIRST_MESSAGE = 'Verify your e-mail address first';
 
@@ -61,7 +60,7 @@ export async function sendVerificationEmail(deps: AccountDeps, user: User): Prom
 /**
  * A new verification link for `user` (the API's `POST /v2/me/verification-email` and the settings
  * account page's button): 409 ConflictError when the address is verified already, 429
- * RateLimitedError (Retry-After) past RESEND_LIMIT per user, counted in the token store so both
+ * RateLimitedError (Retry-After) past the `verification-resend` limit per user, counted in the token store so both
  * surfaces and every replica count together. The new link voids the older ones.
  */
 export async function resendVerification(deps: AccountDeps, user: User): Promise<void> {
@@ -69,7 +68,7 @@ export async function resendVerification(deps: AccountDeps, user: User): Promise
   await enforceLimit(
     deps.stores.tokenStore,
     `verification-email:user:${user.id}`,
-    RESEND_LIMIT,
+    deps.config.rateLimits['verification-resend'],
     'verification e-mails requested',
   );
   await sendVerificationEmail(deps, user);

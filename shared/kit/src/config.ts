@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseRateLimits, type RateLimits } from './rate-limits.ts';
 
 /** Raised when the environment is invalid; its message names the variable and says what is wrong. */
 export class ConfigError extends Error {
@@ -60,6 +61,29 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .default(true),
+  RATE_LIMITS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseRateLimits(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  ACCESS_TOKEN_TTL: z.coerce
+    .number({ message: 'must be a whole number of seconds from 60 to 86400' })
+    .int('must be a whole number of seconds from 60 to 86400')
+    .min(60, 'must be a whole number of seconds from 60 to 86400')
+    .max(86_400, 'must be a whole number of seconds from 60 to 86400')
+    .default(1800),
+  REFRESH_TOKEN_TTL: z.coerce
+    .number({ message: 'must be a whole number of seconds from 3600 to 31536000' })
+    .int('must be a whole number of seconds from 3600 to 31536000')
+    .min(3600, 'must be a whole number of seconds from 3600 to 31536000')
+    .max(31_536_000, 'must be a whole number of seconds from 3600 to 31536000')
+    .default(30 * 24 * 3600),
   ACCESS_LOG: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
@@ -116,6 +140,10 @@ export interface Config {
   metrics: { token: string | undefined; enabled: boolean | undefined };
   /** One info line per request (ACCESS_LOG, default true). */
   accessLog: boolean;
+  /** Every rate limit (RATE_LIMITS over the defaults of `@sched/kit/rate-limits`). */
+  rateLimits: RateLimits;
+  /** Token lifetimes in seconds: ACCESS_TOKEN_TTL (default 1800), REFRESH_TOKEN_TTL (default 30 days). */
+  tokenTtl: { accessToken: number; refreshToken: number };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -162,6 +190,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
     metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
     accessLog: e.ACCESS_LOG,
+    rateLimits: e.RATE_LIMITS,
+    tokenTtl: { accessToken: e.ACCESS_TOKEN_TTL, refreshToken: e.REFRESH_TOKEN_TTL },
   };
 }
 

@@ -86,9 +86,13 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(retryAfterSeconds: number, message = 'Too many requests') {
+  constructor(
+    retryAfterSeconds: number,
+    message = 'Too many requests',
+    headers: Record<string, string> = {},
+  ) {
     super(429, 'TooManyRequests', message, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      headers: { ...headers, 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     });
   }
 }

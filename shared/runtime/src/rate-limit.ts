@@ -1,12 +1,9 @@
 import type { TokenStore } from '@sched/db/token-store/types';
 import { RateLimitedError } from '@sched/kit/errors';
 import { countRateLimitRefusal } from '@sched/kit/metrics';
+import type { Limit } from '@sched/kit/rate-limits';
 
-/** At most `max` counted events per fixed window of `windowSeconds`. */
-export interface Limit {
-  max: number;
-  windowSeconds: number;
-}
+export type { Limit } from '@sched/kit/rate-limits';
 
 function describeWait(seconds: number): string {
   if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
@@ -14,21 +11,47 @@ function describeWait(seconds: number): string {
 }
 
 /** 429 with Retry-After and a sentence saying what was limited and for how long. */
-export function rateLimited(seconds: number, what: string): RateLimitedError {
+export function rateLimited(
+  seconds: number,
+  what: string,
+  headers: Record<string, string> = {},
+): RateLimitedError {
   countRateLimitRefusal(what);
-  return new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`);
+  return new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`, headers);
+}
+
+/** Where the RateLimit headers go (a Koa context). */
+export interface HeaderTarget {
+  set(name: string, value: string): void;
+}
+
+/** The RateLimit-* headers (IETF draft "RateLimit header fields") of one counted request. */
+export function rateLimitHeaders(
+  limit: Limit,
+  count: number,
+  resetInSeconds: number,
+): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(limit.max),
+    'RateLimit-Remaining': String(Math.max(0, limit.max - count)),
+    'RateLimit-Reset': String(Math.max(0, Math.ceil(resetInSeconds))),
+  };
 }
 
 /**
  * Counts one event under `key` in the token store (Redis, or the database when embedded), so
- * every replica of every service counts together; throws a 429 error once over the limit.
+ * every replica of every service counts together; throws a 429 error once over the limit. With a
+ * `response`, the RateLimit-* headers go on the answer (the 429 carries them too).
  */
 export async function enforceLimit(
   store: TokenStore,
   key: string,
   limit: Limit,
   what: string,
+  response?: HeaderTarget,
 ): Promise<void> {
   const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
-  if (count > limit.max) throw rateLimited(resetInSeconds, what);
+  const headers = response ? rateLimitHeaders(limit, count, resetInSeconds) : {};
+  for (const [name, value] of Object.entries(headers)) response!.set(name, value);
+  if (count > limit.max) throw rateLimited(resetInSeconds, what, headers);
 }

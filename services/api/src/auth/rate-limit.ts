@@ -16,12 +16,21 @@ export async function enforceRouteLimit(
   ctx: Context,
   deps: Runtime,
 ): Promise<void> {
-  await enforceCallerLimit(limit, callerKey(caller, ctx), deps);
+  await enforceCallerLimit(limit, callerKey(caller, ctx), deps, ctx);
 }
 
-/** `limit` counted for one caller key (`user:<id>`, `client:<hash>`, `ip:<address>`). */
-export async function enforceCallerLimit(limit: RouteRateLimit, who: string, deps: Runtime): Promise<void> {
-  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, limit, limit.what);
+/**
+ * `limit` (its figures from the config) counted for one caller key (`user:<id>`, `client:<hash>`,
+ * `ip:<address>`); with `ctx`, the answer carries the RateLimit-* headers.
+ */
+export async function enforceCallerLimit(
+  limit: RouteRateLimit,
+  who: string,
+  deps: Runtime,
+  ctx?: Context,
+): Promise<void> {
+  const figures = deps.config.rateLimits[limit.name];
+  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, figures, limit.what, ctx);
 }
 
 /** The caller key of a user, whichever credential they called with. */

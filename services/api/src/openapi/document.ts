@@ -1,4 +1,5 @@
 import type { Config } from '@sched/kit/config';
+import { RATE_LIMIT_DEFAULTS, type RateLimits } from '@sched/kit/rate-limits';
 import { SCOPE_DESCRIPTIONS } from '@sched/policy/scope-descriptions';
 import { z } from 'zod';
 import type { AnyRoute } from '../routing/route.ts';
@@ -102,7 +103,8 @@ function parameters(route: AnyRoute): JsonSchema[] {
   return out;
 }
 
-function operation(route: AnyRoute): JsonSchema {
+function operation(route: AnyRoute, limits: RateLimits): JsonSchema {
+  const limit = route.rateLimit ? limits[route.rateLimit.name] : null;
   const access = accessSummary(route);
   const scopes = scopesOf(route);
   const security =
@@ -141,10 +143,10 @@ function operation(route: AnyRoute): JsonSchema {
     if (code === '401' && route.auth === 'public') continue;
     responses[code] = { $ref: `#/components/responses/E${code}`, description: text };
   }
-  if (route.rateLimit) {
+  if (limit) {
     responses['429'] = {
       $ref: '#/components/responses/E429',
-      description: `More than ${route.rateLimit.max} in ${route.rateLimit.windowSeconds} s per caller (\`Retry-After\`)`,
+      description: `More than ${limit.max} in ${limit.windowSeconds} s per caller (\`Retry-After\`; every answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`)`,
     };
   }
   return {
@@ -168,21 +170,22 @@ function operation(route: AnyRoute): JsonSchema {
     'x-auth': route.auth,
     'x-scope': scopes.length > 0 ? scopes : null,
     'x-access': route.access ?? null,
-    'x-rate-limit': route.rateLimit
-      ? { max: route.rateLimit.max, windowSeconds: route.rateLimit.windowSeconds }
+    'x-rate-limit': limit
+      ? { name: route.rateLimit!.name, max: limit.max, windowSeconds: limit.windowSeconds }
       : null,
   };
 }
 
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
-  config: Pick<Config, 'appUrl' | 'baseUrl'>,
+  config: Pick<Config, 'appUrl' | 'baseUrl'> & { rateLimits?: RateLimits },
 ) {
+  const limits = config.rateLimits ?? RATE_LIMIT_DEFAULTS;
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operation(route);
+    paths[path][route.method.toLowerCase()] = operation(route, limits);
   }
   const errorSchema = {
     type: 'object',

@@ -1,6 +1,6 @@
 import type { AccessRequirement } from '@sched/policy/access';
 import type { ScopeRequirement } from '@sched/policy/scopes';
-import type { Limit } from '@sched/runtime/rate-limit';
+import type { RateLimitName } from '@sched/kit/rate-limits';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -75,8 +75,10 @@ export interface RouteDefinition<
   handler: (input: HandlerInput<P, Q, B, A>) => HandlerResult | Promise<HandlerResult>;
 }
 
-export interface RouteRateLimit extends Limit {
-  name: string;
+/** A route's rate limit: which one of `@sched/kit/rate-limits` (its figures come from the config). */
+export interface RouteRateLimit {
+  name: RateLimitName;
+  /** Ends the 429 message: "Too many <what>. Try again in ...". */
   what: string;
 }
 

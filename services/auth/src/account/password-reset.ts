@@ -10,7 +10,7 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams, singleQueryValue } from '../http/params.ts';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { sendPage } from '../pages/layout.ts';
 import {
   forgotPasswordPage,
@@ -67,7 +67,7 @@ export function forgotPassword(deps: AuthDeps) {
     await enforceLimit(
       deps.runtime.stores.tokenStore,
       rateKeys.passwordResetIp(ctx.ip),
-      LIMITS.passwordResetPerIp,
+      deps.runtime.config.rateLimits['password-reset-ip'],
       'password reset requests from your network',
     );
     await requestPasswordReset(deps.runtime, email);

@@ -5,7 +5,7 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
 import { readParams } from '../http/params.ts';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { wellFormed } from '../provider/adapter.ts';
 import { secretMatches } from '../provider/clients.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
@@ -138,8 +138,9 @@ export function introspectionEndpoint(deps: AuthDeps) {
     await enforceLimit(
       store,
       rateKeys.introspectClient(named.clientId),
-      LIMITS.introspectPerClient,
+      deps.runtime.config.rateLimits.introspect,
       'introspection requests',
+      ctx,
     );
     const caller = await authenticate(deps, ctx, named, challenge);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');

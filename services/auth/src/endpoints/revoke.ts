@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
 import { enforceLimit } from '@sched/runtime/rate-limit';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { authenticateClient, basicChallenge } from './client-auth.ts';
@@ -23,8 +23,9 @@ export function revocationEndpoint(deps: AuthDeps) {
     await enforceLimit(
       store,
       rateKeys.revokeClient(presented.clientId),
-      LIMITS.revokePerClient,
+      deps.runtime.config.rateLimits.revoke,
       'revocation requests',
+      ctx,
     );
     const challenge = basicChallenge(deps.issuer, presented);
     authenticateClient(await deps.loadClient(ctx.state, presented.clientId), presented, challenge, {

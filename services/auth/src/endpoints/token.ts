@@ -4,7 +4,7 @@ import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import type { Params } from '../http/params.ts';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { deferTokenWrites, prefetched, takeTokenWrites, wellFormed } from '../provider/adapter.ts';
@@ -80,7 +80,13 @@ const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
   const store = deps.runtime.stores.tokenStore;
   const { clientId } = request.presented;
   const [, client] = await Promise.all([
-    enforceLimit(store, rateKeys.tokenClient(clientId), LIMITS.tokenPerClient, 'token requests'),
+    enforceLimit(
+      store,
+      rateKeys.tokenClient(clientId),
+      deps.runtime.config.rateLimits.token,
+      'token requests',
+      ctx,
+    ),
     (async () => {
       if (!request.refreshToken) return deps.loadClient(ctx.state, clientId);
       const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [

@@ -4,27 +4,11 @@ import { sha256Hex } from '@sched/kit/secrets';
 import { type Limit, rateLimited } from '@sched/runtime/rate-limit';
 
 /**
- * Limits kept in the token store (Redis, or the database when embedded), so every replica counts
- * together. Request limits count every request; sign-in limits count failed attempts only and,
- * once reached, lock the account or address until the window ends (a correct password does not
- * get through a lock either, so guessing stays bounded).
+ * Counters of the authorization server's limits (their figures: `config.rateLimits`, from
+ * `@sched/kit/rate-limits` and RATE_LIMITS). Request limits count every request; sign-in limits
+ * count failed attempts only and, once reached, lock the account or address until the window ends
+ * (a correct password does not get through a lock either, so guessing stays bounded).
  */
-export const LIMITS = {
-  /** Token endpoint, per client id (before authentication, so guessing secrets is bounded too). */
-  tokenPerClient: { max: 1200, windowSeconds: 60 },
-  /** Revocation endpoint, per client id. */
-  revokePerClient: { max: 600, windowSeconds: 60 },
-  /** Introspection endpoint, per client or resource-server id. */
-  introspectPerClient: { max: 600, windowSeconds: 60 },
-  /** Failed sign-ins per account (the e-mail typed, case-insensitive). */
-  signInFailuresPerAccount: { max: 10, windowSeconds: 15 * 60 },
-  /** Failed sign-ins per client IP address. */
-  signInFailuresPerIp: { max: 50, windowSeconds: 15 * 60 },
-  /** Account creation, per client IP address. */
-  signUpPerIp: { max: 20, windowSeconds: 60 * 60 },
-  /** "Forgot password?" requests, per client IP address (mails per address: @sched/accounts). */
-  passwordResetPerIp: { max: 20, windowSeconds: 60 * 60 },
-} as const satisfies Record<string, Limit>;
 
 /** Counter keys: identifiers that may be personal (e-mails) are hashed. */
 export const rateKeys = {

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
-import { assertNotLocked, countFailure, LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { assertNotLocked, countFailure, rateKeys } from '../http/rate-limit.ts';
 import { embedFlowOf, embedPageOptions } from '../embed/flow.ts';
 import { joinEmbedFlow } from '../embed/interaction.ts';
 import { progress } from '../embed/pages/progress.ts';
@@ -78,8 +78,9 @@ export async function checkSignIn(
       : null;
   if (!user) {
     countSignInFailure('credentials');
-    await countFailure(store, ipKey, LIMITS.signInFailuresPerIp);
-    await countFailure(store, accountKey, LIMITS.signInFailuresPerAccount);
+    const limits = deps.runtime.config.rateLimits;
+    await countFailure(store, ipKey, limits['sign-in-failures-ip']);
+    await countFailure(store, accountKey, limits['sign-in-failures-account']);
   }
   return user;
 }

@@ -7,7 +7,7 @@ import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { type Params, readParams } from '../http/params.ts';
 import { enforceLimit } from '@sched/runtime/rate-limit';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { embedFlowOf, embedPageOptions, errorMessage } from '../embed/flow.ts';
 import { joinEmbedFlow } from '../embed/interaction.ts';
 import { progress } from '../embed/pages/progress.ts';
@@ -128,7 +128,7 @@ export function signUp(deps: AuthDeps) {
     await enforceLimit(
       store,
       rateKeys.signUpIp(ctx.ip),
-      LIMITS.signUpPerIp,
+      deps.runtime.config.rateLimits['sign-up-ip'],
       'accounts created from your network',
     );
 

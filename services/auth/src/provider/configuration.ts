@@ -15,12 +15,13 @@ import { PROVIDER_SCOPES } from './scopes.ts';
 const MINUTE = 60;
 const DAY = 24 * 60 * MINUTE;
 
-/** Lifetimes (seconds). Access tokens, codes and refresh tokens are fixed by the contract. */
+/**
+ * Lifetimes (seconds). Codes live 60 seconds (contract); access and refresh tokens come from the
+ * config (ACCESS_TOKEN_TTL, default 30 minutes; REFRESH_TOKEN_TTL, default 30 days: each refresh
+ * token lives that long from its issue, and every use rotates it).
+ */
 export const TTL = {
-  AccessToken: 30 * MINUTE,
   AuthorizationCode: 60,
-  /** Each refresh token lives 30 days from its issue; every use rotates it. */
-  RefreshToken: 30 * DAY,
   /** An authorization lasts a year of refreshing; then the user authorizes again. */
   Grant: 365 * DAY,
   /** A sign-in / consent step in progress. */
@@ -39,6 +40,8 @@ export interface ProviderConfigurationInput {
   secureCookies: boolean;
   /** ID_TOKEN_SIGNING_ALG: what ID tokens are signed with (the keys come from the database, keys/). */
   signingAlg: SigningAlg;
+  /** ACCESS_TOKEN_TTL and REFRESH_TOKEN_TTL (seconds). */
+  tokenTtl: { accessToken: number; refreshToken: number };
 }
 
 /**
@@ -81,7 +84,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     allowOmittingSingleRegisteredRedirectUri: false,
     extraClientMetadata: { properties: ['secret_hashes'] },
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
-    ttl: { ...TTL },
+    ttl: { ...TTL, AccessToken: input.tokenTtl.accessToken, RefreshToken: input.tokenTtl.refreshToken },
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,

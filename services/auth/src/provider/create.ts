@@ -27,6 +27,7 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
       cookieKeys: config.cookieKeys,
       secureCookies,
       signingAlg: config.idTokenSigningAlg,
+      tokenTtl: config.tokenTtl,
     }),
   );
   provider.proxy = config.trustProxy;

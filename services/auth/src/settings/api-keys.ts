@@ -23,7 +23,6 @@ import type { SignedIn } from './session.ts';
 /** The reveal record's subject (reveal.ts binds a secret to a user and a subject). */
 const REVEAL_SUBJECT = 'settings:api-key';
 /** The API's `POST /v2/api-keys` limit, counted under the same key. */
-const CREATE_LIMIT = { max: 50, windowSeconds: 3600 };
 const createLimitKey = (userId: number) => `api:api-keys:user:${userId}`;
 
 const NOTICES: Record<string, string> = {
@@ -81,7 +80,7 @@ export async function createKey(deps: AuthDeps, ctx: Context, signedIn: SignedIn
   await enforceLimit(
     deps.runtime.stores.tokenStore,
     createLimitKey(user.id),
-    CREATE_LIMIT,
+    deps.runtime.config.rateLimits['api-keys'],
     'API keys created',
   );
   const key = await createApiKey(deps.runtime.stores.db.knex, user.id);

@@ -3,7 +3,7 @@ import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Context } from 'koa';
 import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
-import { LIMITS, rateKeys } from '../http/rate-limit.ts';
+import { rateKeys } from '../http/rate-limit.ts';
 import { seeOther } from '../interaction/current.ts';
 import { sendVerificationEmail } from '../interaction/email-verification.ts';
 import { assertSignUpEnabled, type SignUpErrors, validateSignUp } from '../interaction/sign-up.ts';
@@ -67,7 +67,7 @@ export function settingsSignUp(deps: AuthDeps) {
     await enforceLimit(
       deps.runtime.stores.tokenStore,
       rateKeys.signUpIp(ctx.ip),
-      LIMITS.signUpPerIp,
+      deps.runtime.config.rateLimits['sign-up-ip'],
       'accounts created from your network',
     );
     let user: Awaited<ReturnType<typeof createUser>>;

@@ -11,7 +11,7 @@ export const createApiKeyRoute = defineRoute({
   tags: ['API keys'],
   auth: 'api-key',
   // Permanent credentials: a burst of them is a stolen key at work, not a person.
-  rateLimit: { name: 'api-keys', what: 'API keys created', max: 50, windowSeconds: 3600 },
+  rateLimit: { name: 'api-keys', what: 'API keys created' },
   response: {
     status: 201,
     description: 'The new key',

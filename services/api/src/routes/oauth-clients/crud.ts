@@ -16,7 +16,7 @@ export const createClientRoute = defineRoute({
     'Confidential clients get their first secret in `secret`, in plain text, in this response only.',
   tags: TAGS,
   auth: 'api-key',
-  rateLimit: { name: 'oauth-clients', what: 'OAuth clients created', max: 50, windowSeconds: 3600 },
+  rateLimit: { name: 'oauth-clients', what: 'OAuth clients created' },
   body: createClientBody,
   response: { status: 201, description: 'The new client', schema: clientOutput },
   handler: async ({ caller, deps, body }) => {

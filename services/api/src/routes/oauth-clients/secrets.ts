@@ -13,7 +13,7 @@ export const createSecretRoute = defineRoute({
   summary: 'Generates a client secret (at most 2 active); the secret is in this response only',
   tags: TAGS,
   auth: 'api-key',
-  rateLimit: { name: 'client-secrets', what: 'client secrets generated', max: 50, windowSeconds: 3600 },
+  rateLimit: { name: 'client-secrets', what: 'client secrets generated' },
   params: z.strictObject({ clientId: z.string().max(200) }),
   response: {
     status: 201,

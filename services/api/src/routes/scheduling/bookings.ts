@@ -8,13 +8,8 @@ import { bookingBody, cancelBody, listBookingsQuery, rescheduleBody, uidParams }
 const TAGS = ['Bookings'];
 
 /** Public endpoints: per IP address when anonymous (a booking form behind one NAT stays well under). */
-const BOOKINGS_LIMIT = { name: 'bookings', what: 'bookings', max: 120, windowSeconds: 60 };
-const BOOKING_CHANGES_LIMIT = {
-  name: 'booking-changes',
-  what: 'booking changes',
-  max: 120,
-  windowSeconds: 60,
-};
+const BOOKINGS_LIMIT = { name: 'bookings', what: 'bookings' } as const;
+const BOOKING_CHANGES_LIMIT = { name: 'booking-changes', what: 'booking changes' } as const;
 
 export const bookingRoutes = [
   defineRoute({

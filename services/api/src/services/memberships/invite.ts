@@ -36,12 +36,7 @@ export const NOT_IN_ORGANIZATION =
   'The user must be a member of the organization first (an invitation is enough)';
 
 /** Invitation e-mails per inviter (API key or token alike). */
-export const INVITATIONS_LIMIT: RouteRateLimit = {
-  name: 'invitations',
-  what: 'invitations sent',
-  max: 100,
-  windowSeconds: 3600,
-};
+export const INVITATIONS_LIMIT: RouteRateLimit = { name: 'invitations', what: 'invitations sent' };
 
 export type NewMembershipInput = ({ userId: number } | { email: string }) & {
   role: Role;
