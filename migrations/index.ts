@@ -13,6 +13,7 @@ import * as passwordResets from './0011_password_resets.ts';
 import * as bookingHostSetNull from './0012_booking_host_set_null.ts';
 import * as signingKeys from './0013_signing_keys.ts';
 import * as resourceServers from './0014_resource_servers.ts';
+import * as auditAppendOnly from './0015_audit_append_only.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,4 +39,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0012_booking_host_set_null', bookingHostSetNull],
   ['0013_signing_keys', signingKeys],
   ['0014_resource_servers', resourceServers],
+  ['0015_audit_append_only', auditAppendOnly],
 ];

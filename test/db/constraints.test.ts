@@ -481,7 +481,8 @@ eachBackend('deleting a user removes what is theirs and keeps the audit trail', 
       table,
     );
   }
-  t.like(await knex('audit_log').where({ id: audit }).first(), { actor_user_id: null, details: {} });
+  // The audit log is append-only (0015): the actor's id stays, no foreign key rewrites it.
+  t.like(await knex('audit_log').where({ id: audit }).first(), { actor_user_id: user, details: {} });
 });
 
 eachBackend('api keys and verification tokens store SHA-256 hex only', async (t, knex) => {
