@@ -30,6 +30,7 @@ test('GET and PATCH /v2/me', async (t) => {
     'bookingLimits',
     'defaultScheduleId',
     'email',
+    'emailVerified',
     'id',
     'locale',
     'name',

@@ -46,11 +46,12 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * How long opening a connection may take. Short, so that while the server does not answer (a
- * blackholed address) requests are refused within a second instead of hanging; refused
- * connections fail at once anyway.
+ * How long opening a connection may take. A server that is down refuses connections at once, so
+ * this only bounds an address that does not answer at all (blackholed). It cannot be much shorter:
+ * on a loaded machine opening a Postgres connection (a forked backend) took over 800 ms here, and
+ * a timeout that short turned load into spurious 503s.
  */
-const CONNECT_TIMEOUT_MS = 800;
+const CONNECT_TIMEOUT_MS = 2500;
 
 function knexLog(log: OpenDatabaseOptions['log']) {
   const text = (message: unknown) => (message instanceof Error ? message.message : String(message));
