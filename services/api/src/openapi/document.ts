@@ -63,10 +63,10 @@ export function accessSummary(route: AnyRoute): {
   };
 }
 
-const envelope = (data: JsonSchema): JsonSchema => ({
+const envelope = (data: JsonSchema, pagination?: JsonSchema): JsonSchema => ({
   type: 'object',
-  properties: { status: { type: 'string', enum: ['success'] }, data },
-  required: ['status', 'data'],
+  properties: { status: { type: 'string', enum: ['success'] }, data, ...(pagination ? { pagination } : {}) },
+  required: pagination ? ['status', 'data', 'pagination'] : ['status', 'data'],
 });
 
 const ERROR_RESPONSES: Record<string, string> = {
@@ -133,7 +133,10 @@ function operation(route: AnyRoute, limits: RateLimits): JsonSchema {
         : {
             content: {
               'application/json': {
-                schema: envelope(route.response?.schema ? jsonSchema(route.response.schema, 'output') : {}),
+                schema: envelope(
+                  route.response?.schema ? jsonSchema(route.response.schema, 'output') : {},
+                  route.response?.pagination ? jsonSchema(route.response.pagination, 'output') : undefined,
+                ),
               },
             },
           }),

@@ -77,7 +77,11 @@ export function mountRoutes(
           // Serialized here, with the header Koa would give an object body: the same bytes, without
           // Koa's object-body path (a content-type lookup and header removals per response).
           if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
-          ctx.body = JSON.stringify({ status: 'success', data: result.data ?? null });
+          ctx.body = JSON.stringify(
+            result.pagination === undefined
+              ? { status: 'success', data: result.data ?? null }
+              : { status: 'success', data: result.data ?? null, pagination: result.pagination },
+          );
         }
       },
       { name: `${route.method} ${route.path}` },

@@ -64,7 +64,13 @@ export interface RouteDefinition<
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** For the OpenAPI document. */
-  response?: { status: number; description: string; schema?: z.ZodType };
+  response?: {
+    status: number;
+    description: string;
+    schema?: z.ZodType;
+    /** The envelope's `pagination` member (cursor-paged lists), beside `data`. */
+    pagination?: z.ZodType;
+  };
   deprecated?: boolean;
   /**
    * Extra invalidation versions the handler relies on (for a per-app cache of its own), read in the
@@ -112,6 +118,8 @@ export interface HandlerResult {
   status?: number;
   /** Wrapped as {"status": "success", "data": ...}. */
   data?: unknown;
+  /** Sent beside `data` as `pagination` (cursor-paged lists; declared in `response.pagination`). */
+  pagination?: unknown;
   headers?: Record<string, string>;
 }
 

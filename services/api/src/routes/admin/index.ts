@@ -1,4 +1,5 @@
 import type { AnyRoute } from '../../routing/route.ts';
+import { listAuditEventsRoute } from './audit-events.ts';
 import { createOrganizationRoute } from './create-organization.ts';
 import { createResourceServerRoute } from './create-resource-server.ts';
 import { createUserRoute } from './create-user.ts';
@@ -15,4 +16,5 @@ export const adminRoutes: readonly AnyRoute[] = [
   createResourceServerRoute,
   listResourceServersRoute,
   deleteResourceServerRoute,
+  listAuditEventsRoute,
 ];

@@ -1,0 +1,79 @@
+import { AUDIT_ACTOR_KINDS, type AuditCursor, type AuditEvent } from '@sched/db/queries/audit-log';
+import { z } from 'zod';
+
+/** An audit event as the API shows it (never a secret: events carry hints at most). */
+export function presentAuditEvent(event: AuditEvent) {
+  return {
+    id: event.id,
+    action: event.action,
+    actor: {
+      type: event.actor.kind,
+      userId: event.actor.userId,
+      apiKeyId: event.actor.apiKeyId,
+      clientId: event.actor.clientId,
+    },
+    target: { type: event.targetType, id: event.targetId },
+    organizationId: event.organizationId,
+    before: event.before,
+    after: event.after,
+    details: event.details,
+    requestId: event.requestId,
+    ipAddress: event.ipAddress,
+    createdAt: event.createdAt.toISOString(),
+  };
+}
+
+export const auditEventOutput = z.object({
+  id: z.number().int(),
+  action: z
+    .string()
+    .meta({ description: 'what happened, `<target type>.<verb>`', example: 'api_key.created' }),
+  actor: z.object({
+    type: z.enum(AUDIT_ACTOR_KINDS).meta({
+      description:
+        'user (settings pages), api_key, oauth_client (a user through an OAuth client, or the client itself) or system (CLI)',
+    }),
+    userId: z.number().int().nullable(),
+    apiKeyId: z.number().int().nullable(),
+    clientId: z.string().nullable(),
+  }),
+  target: z.object({ type: z.string(), id: z.string().nullable() }),
+  organizationId: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'the organization the event belongs to, if any' }),
+  before: z.unknown().meta({ description: 'the changed values before the change (null when created)' }),
+  after: z.unknown().meta({ description: 'the changed values after the change (null when deleted)' }),
+  details: z.record(z.string(), z.unknown()),
+  requestId: z.string().nullable(),
+  ipAddress: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const auditPaginationOutput = z.object({
+  nextCursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
+  take: z.number().int(),
+});
+
+/** The cursor is opaque to callers: base64url of `{"at": <created_at, microseconds>, "id": <id>}`. */
+export const encodeAuditCursor = (cursor: AuditCursor): string =>
+  Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id })).toString('base64url');
+
+const CURSOR_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+export function decodeAuditCursor(value: string): AuditCursor | null {
+  try {
+    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    const { at, id } = parsed as { at?: unknown; id?: unknown };
+    if (typeof at !== 'string' || !CURSOR_AT.test(at)) return null;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return null;
+    return { at, id };
+  } catch {
+    return null;
+  }
+}
