@@ -1,4 +1,5 @@
 import { endEverythingOf } from '@sched/accounts/end-everything';
+import { createPasswordResetLink, resetPassword } from '@sched/accounts/password-reset';
 import type { Runtime } from '@sched/runtime/runtime';
 import test, { type ExecutionContext } from 'ava';
 import { insertApiKey, insertUser, type TestClient, type TestUser } from '../support/factories.ts';
@@ -285,4 +286,41 @@ test.serial('endEverythingOf: tokens of every client, API keys, sessions and con
   t.regex(flow.outcome.kind === 'page' ? flow.outcome.html : '', /\/signin/);
   const signedIn = await authorize(world.clients.notes, user, ['PROFILE_READ'], first.browser);
   t.true(signedIn.consentShown, 'consent is asked again');
+});
+
+test.serial(
+  'a password reset ends every token, key and consent of the account at once, in both processes',
+  async (t) => {
+    const client = world.clients.notes;
+    const user = await insertUser(knex());
+    const { tokens, consentShown } = await authorize(client, user, ['PROFILE_READ']);
+    t.true(consentShown);
+    await meInBoth(t, tokens.access_token, 200, 'token before');
+    await meInBoth(t, user.apiKey, 200, 'API key before');
+
+    const link = await createPasswordResetLink(knex(), system.url, user.id);
+    const token = new URL(link).searchParams.get('token')!;
+    const deps = { stores: system.stores, config: system.config } as unknown as Parameters<
+      typeof resetPassword
+    >[0];
+    t.truthy(await resetPassword(deps, token, 'a brand new passphrase'));
+
+    await meInBoth(t, tokens.access_token, 401, 'token after the reset');
+    await meInBoth(t, user.apiKey, 401, 'API key after the reset');
+    t.is((await refresh(client, tokens.refresh_token)).body.error, 'invalid_grant');
+    const again = await authorize(client, { ...user, password: 'a brand new passphrase' }, ['PROFILE_READ']);
+    t.true(again.consentShown, 'the next authorization asks for consent again');
+  },
+);
+
+test.serial('deleting the account ends its tokens and keys at once, in both processes', async (t) => {
+  const client = world.clients.notes;
+  const user = await insertUser(knex());
+  const { tokens } = await authorize(client, user, ['PROFILE_READ']);
+  await meInBoth(t, tokens.access_token, 200, 'token before');
+  const deleted = await two('DELETE', '/v2/me', { token: user.apiKey });
+  t.is(deleted.status, 204);
+  await meInBoth(t, tokens.access_token, 401, 'token after the deletion');
+  await meInBoth(t, user.apiKey, 401, 'API key after the deletion');
+  t.is((await refresh(client, tokens.refresh_token)).body.error, 'invalid_grant');
 });
