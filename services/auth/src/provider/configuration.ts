@@ -125,10 +125,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
         allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
       },
     },
-    // Browser-based public clients may call the token endpoint from their redirect URIs' origins.
-    clientBasedCORS: (_ctx, origin, client) =>
-      client.clientAuthMethod === 'none' &&
-      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    // CORS of the bearer endpoints is answered by our own middleware (any origin, no credentials,
+    // @sched/kit/http/cors) before the provider runs; the provider must not narrow it again.
+    clientBasedCORS: () => true,
     renderError,
   };
 }
