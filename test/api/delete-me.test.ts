@@ -84,10 +84,8 @@ test('204: the account, its keys, OAuth tokens, sessions and memberships go; hos
     await knex()('audit_log')
       .where({ action: 'user.deleted', subject_id: String(user.id) })
       .first(),
-    {
-      subject_type: 'user',
-      actor_user_id: null,
-    },
+    // The actor is who deleted it (the account itself, through its API key), by id only.
+    { subject_type: 'user', actor_user_id: user.id, actor_kind: 'api_key' },
   );
 
   const booking = await knex()('bookings').where({ uid: hosted }).first();

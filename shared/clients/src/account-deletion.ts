@@ -1,3 +1,4 @@
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   type DeletedAccount,
   deleteAccount as deleteAccountRows,
@@ -36,9 +37,13 @@ export class LastOwnerError extends ConflictError {
   }
 }
 
-export async function deleteAccount(deps: Runtime, userId: number): Promise<DeletedAccount> {
+export async function deleteAccount(
+  deps: Runtime,
+  userId: number,
+  audit?: AuditContext,
+): Promise<DeletedAccount> {
   const store = deps.stores.tokenStore;
-  const result = await deleteAccountRows(deps.stores.db.knex, store, userId);
+  const result = await deleteAccountRows(deps.stores.db.knex, store, userId, audit);
   if (!result.deleted) throw new LastOwnerError(result.soleOwnerOf);
   const { account } = result;
   await Promise.all([

@@ -1,3 +1,4 @@
+import { type AuditContext, recordAuditEvent } from '@sched/db/queries/audit-log';
 import { forgetConsent, listConsentedClients } from '@sched/db/queries/consents';
 import { isWellFormedClientId } from '@sched/db/queries/oauth-clients';
 import { NotFoundError } from '@sched/kit/errors';
@@ -61,12 +62,28 @@ export async function disconnectApp(
   deps: Runtime,
   userId: number,
   clientId: string,
+  audit?: AuditContext,
 ): Promise<{ revoked: number }> {
   if (!isWellFormedClientId(clientId)) throw new NotFoundError(CONNECTED_APP_NOT_FOUND);
-  // Consent first: an authorization arriving meanwhile then asks again instead of reusing it.
-  const hadConsent = await forgetConsent(deps.stores.db.knex, userId, clientId);
+  const knex = deps.stores.db.knex;
+  const event = (hadConsent: boolean) => ({
+    action: 'connected_app.revoked',
+    targetType: 'oauth_client',
+    targetId: clientId,
+    before: { userId, consent: hadConsent },
+    after: { userId, consent: false, tokens: 'revoked' },
+  });
+  // Consent first: an authorization arriving meanwhile then asks again instead of reusing it. The
+  // consent goes with its audit event, in one transaction.
+  const hadConsent = await knex.transaction(async (trx) => {
+    const had = await forgetConsent(trx, userId, clientId);
+    if (had) await recordAuditEvent(trx, audit, event(true));
+    return had;
+  });
   const revoked = await deps.stores.tokenStore.revokeByUserAndClient(String(userId), clientId);
   if (!hadConsent && revoked === 0) throw new NotFoundError(CONNECTED_APP_NOT_FOUND);
+  // Tokens only (no consent row): the change was in the token store, the event follows it.
+  if (!hadConsent) await recordAuditEvent(knex, audit, event(false));
   return { revoked };
 }
 
@@ -79,6 +96,16 @@ export async function revokeClientTokens(deps: Runtime, actor: Actor, clientId: 
   const knex = deps.stores.db.knex;
   const client = await clientFor(knex, actor, clientId, 'manage');
   const revoked = await deps.stores.tokenStore.revokeByClient(client.id);
-  await auditClient(knex, actor.userId, 'oauth_client.tokens_revoked', client.id, { revoked });
+  // The tokens live in the token store: the event follows the revocation (no transaction to share).
+  await auditClient(
+    knex,
+    actor,
+    'oauth_client.tokens_revoked',
+    client.id,
+    { revoked },
+    {
+      organizationId: client.organizationId,
+    },
+  );
   return revoked;
 }

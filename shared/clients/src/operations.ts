@@ -74,11 +74,17 @@ export async function createClient(
       reviewStatus: review.status,
     });
     await updateClientSettings(trx, bumper, client.id, input);
-    await auditClient(trx, actor.userId, 'oauth_client.created', client.id, {
-      reviewStatus: review.status,
-      scopes: input.scopes,
-      clientType: client.clientType,
-    });
+    await auditClient(
+      trx,
+      actor,
+      'oauth_client.created',
+      client.id,
+      { reviewStatus: review.status, scopes: input.scopes, clientType: client.clientType },
+      {
+        organizationId: client.organizationId,
+        after: { ...reviewFields(client), clientType: client.clientType, reviewStatus: review.status },
+      },
+    );
     const reloaded = await lockOAuthClient(trx, client.id);
     return { client: reloaded ?? client, secret };
   });
@@ -147,20 +153,38 @@ export async function updateClient(
     const settingsChanged = await updateClientSettings(trx, bumper, before.id, input);
     if (result.status !== before.reviewStatus) await setReviewStatus(trx, bumper, before.id, result.status);
     if (result.reasons.length > 0 || settingsChanged) {
-      await auditClient(trx, actor.userId, 'oauth_client.updated', before.id, {
-        fields: Object.keys(input),
-        changes: result.reasons,
-        statusFrom: before.reviewStatus,
-        statusTo: result.status,
-        leftLegacy: result.leftLegacy,
-      });
+      await auditClient(
+        trx,
+        actor,
+        'oauth_client.updated',
+        before.id,
+        {
+          fields: Object.keys(input),
+          changes: result.reasons,
+          statusFrom: before.reviewStatus,
+          statusTo: result.status,
+          leftLegacy: result.leftLegacy,
+        },
+        {
+          organizationId: before.organizationId,
+          before: { ...reviewFields(before), reviewStatus: before.reviewStatus },
+          after: { ...after, reviewStatus: result.status },
+        },
+      );
     }
     if (result.status !== before.reviewStatus) {
-      await auditClient(trx, actor.userId, 'oauth_client.review_status_changed', before.id, {
-        from: before.reviewStatus,
-        to: result.status,
-        reasons: result.reasons,
-      });
+      await auditClient(
+        trx,
+        actor,
+        'oauth_client.review_status_changed',
+        before.id,
+        {
+          from: before.reviewStatus,
+          to: result.status,
+          reasons: result.reasons,
+        },
+        { organizationId: before.organizationId },
+      );
     }
     const updated = (await lockOAuthClient(trx, before.id))!;
     let queued: QueuedMail | null = null;
@@ -183,11 +207,25 @@ export async function deleteClient(deps: Runtime, actor: Actor, clientId: string
   await clientFor(deps.stores.db.knex, actor, clientId, 'manage');
   const deleted = await withLockedClient(deps, clientId, async (trx, client, bumper) => {
     const hint = (await newestSecretHints(trx, [client.id])).get(client.id);
-    await auditClient(trx, actor.userId, 'oauth_client.deleted', client.id, {
-      name: client.name,
-      ownerUserId: client.ownerUserId,
-      reviewStatus: client.reviewStatus,
-    });
+    await auditClient(
+      trx,
+      actor,
+      'oauth_client.deleted',
+      client.id,
+      {
+        name: client.name,
+        ownerUserId: client.ownerUserId,
+        reviewStatus: client.reviewStatus,
+      },
+      {
+        organizationId: client.organizationId,
+        before: {
+          ...reviewFields(client),
+          reviewStatus: client.reviewStatus,
+          ownerUserId: client.ownerUserId,
+        },
+      },
+    );
     await deleteOAuthClient(trx, bumper, client.id);
     return presentClient(client, hint);
   });

@@ -47,10 +47,21 @@ async function decide(
       changed = await setReviewStatus(trx, bumper, current.id, result.status, {
         reviewedByUserId: actor.userId,
       });
-      await auditClient(trx, actor.userId, 'oauth_client.approved', current.id, {
-        from: current.reviewStatus,
-        to: result.status,
-      });
+      await auditClient(
+        trx,
+        actor,
+        'oauth_client.approved',
+        current.id,
+        {
+          from: current.reviewStatus,
+          to: result.status,
+        },
+        {
+          organizationId: current.organizationId,
+          before: { reviewStatus: current.reviewStatus },
+          after: { reviewStatus: result.status },
+        },
+      );
       queued = await queueReviewMail(trx, deps, changed!, { kind: 'approved' });
     } else {
       const result = rejectClient(current.reviewStatus, decision.reason);
@@ -59,11 +70,22 @@ async function decide(
         rejectionReason: result.rejectionReason,
         reviewedByUserId: actor.userId,
       });
-      await auditClient(trx, actor.userId, 'oauth_client.rejected', current.id, {
-        from: current.reviewStatus,
-        to: result.status,
-        reason: result.rejectionReason,
-      });
+      await auditClient(
+        trx,
+        actor,
+        'oauth_client.rejected',
+        current.id,
+        {
+          from: current.reviewStatus,
+          to: result.status,
+          reason: result.rejectionReason,
+        },
+        {
+          organizationId: current.organizationId,
+          before: { reviewStatus: current.reviewStatus },
+          after: { reviewStatus: result.status, rejectionReason: result.rejectionReason },
+        },
+      );
       queued = await queueReviewMail(trx, deps, changed!, {
         kind: 'rejected',
         reason: result.rejectionReason,

@@ -2,11 +2,14 @@ import { acceptedOrganizationRole } from '@sched/db/queries/oauth-client-managem
 import { findOAuthClient, type OAuthClient } from '@sched/db/queries/oauth-clients';
 import { ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import type { AuditContext } from '@sched/db/queries/audit-log';
 
 /** Who acts: a signed-in user (settings pages) or an API-key caller (resource API). */
 export interface Actor {
   userId: number;
   serviceAdmin: boolean;
+  /** Who acts and the request (audit events); without it the events name the user only. */
+  audit?: AuditContext;
 }
 
 /**

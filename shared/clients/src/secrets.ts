@@ -8,6 +8,7 @@ import {
   revokeClientSecret,
   TOO_MANY_SECRETS_MESSAGE,
 } from '@sched/db/queries/oauth-clients';
+import { transactionWithBumps } from '@sched/db/versions';
 import { BadRequestError, NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 import { auditClient } from './audit.ts';
@@ -35,17 +36,27 @@ export async function generateSecret(
   // Counting and inserting happen under a row lock (addClientSecret); it bumps the version.
   let created: CreatedClientSecret | null;
   try {
-    created = await addClientSecret(knex, deps.stores.tokenStore, client.id);
+    // The secret and its audit event (its hint, never the secret) commit together.
+    created = await transactionWithBumps(knex, deps.stores.tokenStore, async (trx, bumper) => {
+      const made = await addClientSecret(trx, bumper, client.id);
+      if (made) {
+        await auditClient(
+          trx,
+          actor,
+          'oauth_client.secret_created',
+          client.id,
+          { secretId: made.id, hint: made.hint },
+          { organizationId: client.organizationId, after: { secretId: made.id, hint: made.hint } },
+        );
+      }
+      return made;
+    });
   } catch (error) {
     if (error instanceof LimitReachedError) throw new BadRequestError(TOO_MANY_SECRETS_MESSAGE);
     if (error instanceof RecordStateError) throw new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
     throw error;
   }
   if (!created) throw new NotFoundError(CLIENT_NOT_FOUND);
-  await auditClient(knex, actor.userId, 'oauth_client.secret_created', client.id, {
-    secretId: created.id,
-    hint: created.hint,
-  });
   return created;
 }
 
@@ -75,10 +86,18 @@ export async function revokeSecret(
     if (!secret) throw new NotFoundError(SECRET_NOT_FOUND);
     if (active.length <= 1) throw new BadRequestError(LAST_SECRET_MESSAGE);
     await revokeClientSecret(trx, bumper, client.id, secret.id);
-    await auditClient(trx, actor.userId, 'oauth_client.secret_revoked', client.id, {
-      secretId: secret.id,
-      hint: secret.hint,
-    });
+    await auditClient(
+      trx,
+      actor,
+      'oauth_client.secret_revoked',
+      client.id,
+      { secretId: secret.id, hint: secret.hint },
+      {
+        organizationId: client.organizationId,
+        before: { secretId: secret.id, hint: secret.hint, revoked: false },
+        after: { secretId: secret.id, hint: secret.hint, revoked: true },
+      },
+    );
     return secret;
   });
 }

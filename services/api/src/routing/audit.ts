@@ -1,6 +1,6 @@
 import type { AuditContext } from '@sched/db/queries/audit-log';
 import type { Context } from 'koa';
-import type { Caller } from './caller.ts';
+import type { Caller, UserCaller } from './caller.ts';
 
 /**
  * The audit context of a request (`@sched/db/queries/audit-log`): who acts, from the Caller (an
@@ -33,3 +33,10 @@ export function auditContextOf(caller: Caller | undefined, ctx: Context): AuditC
       };
   }
 }
+
+/** The acting user for the client-management library (`@sched/clients`), with the audit context. */
+export const actorOf = (caller: UserCaller, ctx: Context) => ({
+  userId: caller.userId,
+  serviceAdmin: caller.serviceAdmin,
+  audit: auditContextOf(caller, ctx),
+});

@@ -83,7 +83,7 @@ export async function createKey(deps: AuthDeps, ctx: Context, signedIn: SignedIn
     deps.runtime.config.rateLimits['api-keys'],
     'API keys created',
   );
-  const key = await createApiKey(deps.runtime.stores.db.knex, user.id);
+  const key = await createApiKey(deps.runtime.stores.db.knex, user.id, signedIn.actor.audit);
   const reveal = await keepForReveal(deps, {
     userId: user.id,
     clientId: REVEAL_SUBJECT,
@@ -101,7 +101,13 @@ export async function revokeKey(deps: AuthDeps, ctx: Context, signedIn: SignedIn
   const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN;
   const revoked =
     Number.isSafeInteger(id) &&
-    (await revokeApiKey(deps.runtime.stores.db.knex, deps.runtime.stores.tokenStore, user.id, id));
+    (await revokeApiKey(
+      deps.runtime.stores.db.knex,
+      deps.runtime.stores.tokenStore,
+      user.id,
+      id,
+      signedIn.actor.audit,
+    ));
   if (!revoked) return render(deps, ctx, signedIn, { status: 404, error: 'API key not found' });
   seeOther(ctx, `${PATHS.settingsApiKeys}?notice=revoked`);
 }

@@ -46,7 +46,7 @@ export async function revokeConnectedApp(deps: AuthDeps, ctx: Context, signedIn:
   await readForm(deps, ctx, userPurpose(signedIn.user.id));
   const clientId = (ctx as Context & { params?: Record<string, string> }).params?.clientId ?? '';
   try {
-    await disconnectApp(deps.runtime, signedIn.user.id, clientId);
+    await disconnectApp(deps.runtime, signedIn.user.id, clientId, signedIn.actor.audit);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     return render(deps, ctx, signedIn, { status: 404, error: CONNECTED_APP_NOT_FOUND });

@@ -59,7 +59,7 @@ export async function deleteAccountAction(deps: AuthDeps, ctx: Context, signedIn
   if (!checked || checked.id !== user.id)
     return render(deps, ctx, signedIn, { status: 400, passwordError: 'Your password is not correct.' });
   try {
-    await deleteAccount(deps.runtime, user.id);
+    await deleteAccount(deps.runtime, user.id, signedIn.actor.audit);
   } catch (error) {
     if (!(error instanceof LastOwnerError)) throw error;
     return render(deps, ctx, signedIn, { status: 409, error: error.message });

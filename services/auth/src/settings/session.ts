@@ -31,7 +31,19 @@ export async function signedInUser(deps: AuthDeps, ctx: Context): Promise<Signed
   // Managed users of the deprecated family have no settings of their own.
   const result =
     user && user.managedByClientId === null
-      ? { user, actor: { userId: user.id, serviceAdmin: user.isServiceAdmin } }
+      ? {
+          user,
+          actor: {
+            userId: user.id,
+            serviceAdmin: user.isServiceAdmin,
+            // Who acts on the settings and admin pages, for the audit events of what they change.
+            audit: {
+              actor: { kind: 'user' as const, userId: user.id },
+              requestId: (ctx.state as { requestId?: string }).requestId ?? null,
+              ipAddress: ctx.ip || null,
+            },
+          },
+        }
       : null;
   ctx.state.settingsUser = result;
   return result;

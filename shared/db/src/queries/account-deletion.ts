@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
-import { insertAuditEntry } from './audit-log.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 import { clientVersionKey } from './oauth-clients.ts';
 
@@ -107,6 +107,7 @@ export async function deleteAccount(
   knex: Knex,
   versions: VersionBumper,
   userId: number,
+  audit?: AuditContext,
 ): Promise<AccountDeletion> {
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
     const user = await trx('users').where({ id: userId }).forUpdate().first('id');
@@ -132,11 +133,12 @@ export async function deleteAccount(
     const cancelledBookings = await cancelBookingsOfDeletedHosts(trx, userIds);
     await trx('users').whereIn('id', userIds).delete();
     // Who the account was stays answerable by id only (no e-mail or name kept).
-    await insertAuditEntry(trx, {
-      actorUserId: null,
+    await recordAuditEvent(trx, audit, {
       action: 'user.deleted',
-      subjectType: 'user',
-      subjectId: String(userId),
+      targetType: 'user',
+      targetId: userId,
+      before: { userId },
+      after: null,
       details: { managedUserIds: userIds.slice(1), clientIds, cancelledBookings },
     });
     const keys = new Set<string>(userIds.map((id) => accessVersionKey.user(id)));

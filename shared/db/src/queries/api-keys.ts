@@ -1,6 +1,7 @@
 import { newApiKey } from '@sched/kit/secrets';
 import type { Knex } from 'knex';
-import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { bumpAfterWrite, transactionWithBumps, type VersionBumper } from '../versions.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { accessVersionKey } from './access-facts.ts';
 import { mapUser, type User, type UserRow, userColumns } from './users.ts';
 
@@ -34,12 +35,22 @@ const mapSummary = (row: ApiKeyRow): ApiKeySummary => ({
   lastUsedAt: row.last_used_at,
 });
 
-export async function createApiKey(knex: Knex, userId: number): Promise<CreatedApiKey> {
+/** A new key for the user, with its audit event (the hint only, never the key or its hash). */
+export async function createApiKey(knex: Knex, userId: number, audit?: AuditContext): Promise<CreatedApiKey> {
   const key = newApiKey();
-  const [row] = (await knex('api_keys')
-    .insert({ user_id: userId, key_hash: key.hash, hint: key.hint })
-    .returning(SUMMARY_COLUMNS)) as ApiKeyRow[];
-  return { ...mapSummary(row!), plain: key.plain };
+  return knex.transaction(async (trx) => {
+    const [row] = (await trx('api_keys')
+      .insert({ user_id: userId, key_hash: key.hash, hint: key.hint })
+      .returning(SUMMARY_COLUMNS)) as ApiKeyRow[];
+    const summary = mapSummary(row!);
+    await recordAuditEvent(trx, audit, {
+      action: 'api_key.created',
+      targetType: 'api_key',
+      targetId: summary.id,
+      after: { userId, hint: summary.hint },
+    });
+    return { ...summary, plain: key.plain };
+  });
 }
 
 /**
@@ -83,15 +94,27 @@ export async function revokeApiKey(
   versions: VersionBumper,
   userId: number,
   apiKeyId: number,
+  audit?: AuditContext,
 ): Promise<boolean> {
   if (!Number.isSafeInteger(apiKeyId)) return false;
-  const count = await knex('api_keys')
-    .where({ id: apiKeyId, user_id: userId })
-    .whereNull('revoked_at')
-    .update({ revoked_at: knex.fn.now() });
-  // The API caches keys by hash, tagged with their user's version.
-  if (count > 0) await bumpAfterWrite(knex, versions, [accessVersionKey.user(userId)]);
-  return count > 0;
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const [row] = (await trx('api_keys')
+      .where({ id: apiKeyId, user_id: userId })
+      .whereNull('revoked_at')
+      .update({ revoked_at: trx.fn.now() })
+      .returning(['hint'])) as Array<{ hint: string }>;
+    if (!row) return false;
+    await recordAuditEvent(trx, audit, {
+      action: 'api_key.revoked',
+      targetType: 'api_key',
+      targetId: apiKeyId,
+      before: { userId, hint: row.hint, revoked: false },
+      after: { userId, hint: row.hint, revoked: true },
+    });
+    // The API caches keys by hash, tagged with their user's version.
+    await bumper.bumpVersion(accessVersionKey.user(userId));
+    return true;
+  });
 }
 
 /** Revokes every unrevoked key of the user (account recovery, deletion); returns how many. */

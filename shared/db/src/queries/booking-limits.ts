@@ -1,3 +1,4 @@
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import type { Knex } from 'knex';
 
 /** A user's booking limits (null: no limit for that period). */
@@ -59,6 +60,7 @@ export async function patchBookingLimits(
   knex: Knex,
   userId: number,
   patch: Partial<BookingLimits>,
+  audit?: AuditContext,
 ): Promise<BookingLimits> {
   const changes: Record<string, number | null> = {};
   for (const key of Object.keys(COLUMN) as Array<keyof BookingLimits>) {
@@ -66,17 +68,47 @@ export async function patchBookingLimits(
     if (value !== undefined) changes[COLUMN[key]] = value;
   }
   if (Object.keys(changes).length === 0) return getBookingLimits(knex, userId);
-  const [row] = (await knex('booking_limits')
-    .insert({ user_id: userId, ...changes, updated_at: knex.fn.now() })
-    .onConflict('user_id')
-    .merge({ ...changes, updated_at: knex.fn.now() })
-    .returning(['per_day', 'per_week', 'per_month', 'per_year'])) as BookingLimitsRow[];
-  return mapLimits(row);
+  // The before value of the audit event is read under the row lock, in the change's transaction.
+  return knex.transaction(async (trx) => {
+    const before = mapLimits(
+      (await trx('booking_limits')
+        .where({ user_id: userId })
+        .forUpdate()
+        .first('per_day', 'per_week', 'per_month', 'per_year')) as BookingLimitsRow | undefined,
+    );
+    const [row] = (await trx('booking_limits')
+      .insert({ user_id: userId, ...changes, updated_at: trx.fn.now() })
+      .onConflict('user_id')
+      .merge({ ...changes, updated_at: trx.fn.now() })
+      .returning(['per_day', 'per_week', 'per_month', 'per_year'])) as BookingLimitsRow[];
+    const after = mapLimits(row);
+    await recordAuditEvent(trx, audit, {
+      action: 'booking_limits.updated',
+      targetType: 'booking_limits',
+      targetId: userId,
+      before,
+      after,
+    });
+    return after;
+  });
 }
 
 /** Removes every limit of the user (DELETE /v2/me/booking-limits). */
-export async function clearBookingLimits(knex: Knex, userId: number): Promise<void> {
-  await knex('booking_limits').where({ user_id: userId }).delete();
+export async function clearBookingLimits(knex: Knex, userId: number, audit?: AuditContext): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const [row] = (await trx('booking_limits')
+      .where({ user_id: userId })
+      .delete()
+      .returning(['per_day', 'per_week', 'per_month', 'per_year'])) as BookingLimitsRow[];
+    if (!row) return;
+    await recordAuditEvent(trx, audit, {
+      action: 'booking_limits.cleared',
+      targetType: 'booking_limits',
+      targetId: userId,
+      before: mapLimits(row),
+      after: { ...NO_BOOKING_LIMITS },
+    });
+  });
 }
 
 /** The limits of several users at once (team hosts); users without a row get all nulls. */

@@ -1,6 +1,7 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
 import { z } from 'zod';
 import { apiKeyOutput, presentApiKey } from '../../presenters/api-key.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireVerifiedEmail } from '../me/verified.ts';
 
@@ -17,9 +18,9 @@ export const createApiKeyRoute = defineRoute({
     description: 'The new key',
     schema: apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
   },
-  handler: async ({ caller, deps }) => {
+  handler: async ({ caller, deps, ctx }) => {
     await requireVerifiedEmail(deps, caller.userId);
-    const key = await createApiKey(deps.stores.db.knex, caller.userId);
+    const key = await createApiKey(deps.stores.db.knex, caller.userId, auditContextOf(caller, ctx));
     return { status: 201, data: { ...presentApiKey(key), apiKey: key.plain } };
   },
 });

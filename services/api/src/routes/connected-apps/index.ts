@@ -3,6 +3,7 @@ import { clientIdParams } from '@sched/clients/schemas';
 import { z } from 'zod';
 import { connectedAppOutput, presentConnectedApp } from '../../presenters/connected-app.ts';
 import type { AnyRoute } from '../../routing/route.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 
 const TAGS = ['Connected apps'];
@@ -34,8 +35,8 @@ export const deleteConnectedAppRoute = defineRoute({
   auth: 'user',
   params: clientIdParams,
   response: { status: 204, description: 'Disconnected' },
-  handler: async ({ caller, deps, params }) => {
-    await disconnectApp(deps, caller.userId, params.clientId);
+  handler: async ({ caller, deps, params, ctx }) => {
+    await disconnectApp(deps, caller.userId, params.clientId, auditContextOf(caller, ctx));
     return { status: 204 };
   },
 });

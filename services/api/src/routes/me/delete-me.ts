@@ -1,4 +1,5 @@
 import { deleteAccount } from '@sched/clients/account-deletion';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 
 export const deleteMe = defineRoute({
@@ -16,8 +17,8 @@ export const deleteMe = defineRoute({
   tags: ['Me'],
   auth: 'api-key',
   response: { status: 204, description: 'Deleted' },
-  handler: async ({ caller, deps }) => {
-    await deleteAccount(deps, caller.userId);
+  handler: async ({ caller, deps, ctx }) => {
+    await deleteAccount(deps, caller.userId, auditContextOf(caller, ctx));
     return { status: 204 };
   },
 });

@@ -2,6 +2,7 @@ import { presentClients, presentOne } from '@sched/clients/present';
 import { approve, listForReview, reject } from '@sched/clients/review';
 import { clientIdParams, rejectBody, reviewStatusQuery } from '@sched/clients/schemas';
 import { z } from 'zod';
+import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { pagination } from '../../routing/schemas.ts';
 import { clientOutput } from './present.ts';
@@ -34,8 +35,8 @@ export const approveClientRoute = defineRoute({
   auth: 'admin',
   params: clientIdParams,
   response: { status: 200, description: 'The approved client', schema: clientOutput },
-  handler: async ({ caller, deps, params }) => {
-    const client = await approve(deps, caller, params.clientId);
+  handler: async ({ caller, deps, params, ctx }) => {
+    const client = await approve(deps, actorOf(caller, ctx), params.clientId);
     return { data: await presentOne(deps.stores.db.knex, client) };
   },
 });
@@ -49,8 +50,8 @@ export const rejectClientRoute = defineRoute({
   params: clientIdParams,
   body: rejectBody,
   response: { status: 200, description: 'The rejected client', schema: clientOutput },
-  handler: async ({ caller, deps, params, body }) => {
-    const client = await reject(deps, caller, params.clientId, body.reason);
+  handler: async ({ caller, deps, params, body, ctx }) => {
+    const client = await reject(deps, actorOf(caller, ctx), params.clientId, body.reason);
     return { data: await presentOne(deps.stores.db.knex, client) };
   },
 });

@@ -2,6 +2,7 @@ import { createClient, deleteClient, getClient, listClients, updateClient } from
 import { presentClient, presentClients, presentOne } from '@sched/clients/present';
 import { clientIdParams, createClientBody, updateClientBody } from '@sched/clients/schemas';
 import { z } from 'zod';
+import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireVerifiedEmail } from '../me/verified.ts';
 import { clientOutput } from './present.ts';
@@ -19,9 +20,9 @@ export const createClientRoute = defineRoute({
   rateLimit: { name: 'oauth-clients', what: 'OAuth clients created' },
   body: createClientBody,
   response: { status: 201, description: 'The new client', schema: clientOutput },
-  handler: async ({ caller, deps, body }) => {
+  handler: async ({ caller, deps, body, ctx }) => {
     await requireVerifiedEmail(deps, caller.userId);
-    const { client, secret } = await createClient(deps, caller, body);
+    const { client, secret } = await createClient(deps, actorOf(caller, ctx), body);
     return {
       status: 201,
       data: { ...presentClient(client, secret?.hint), secret: secret ? secret.plain : null },
@@ -67,8 +68,8 @@ export const updateClientRoute = defineRoute({
   params: clientIdParams,
   body: updateClientBody,
   response: { status: 200, description: 'The updated client', schema: clientOutput },
-  handler: async ({ caller, deps, params, body }) => {
-    const { client } = await updateClient(deps, caller, params.clientId, body);
+  handler: async ({ caller, deps, params, body, ctx }) => {
+    const { client } = await updateClient(deps, actorOf(caller, ctx), params.clientId, body);
     return { data: await presentOne(deps.stores.db.knex, client) };
   },
 });
@@ -84,5 +85,7 @@ export const deleteClientRoute = defineRoute({
   auth: 'api-key',
   params: clientIdParams,
   response: { status: 200, description: 'The deleted client', schema: clientOutput },
-  handler: async ({ caller, deps, params }) => ({ data: await deleteClient(deps, caller, params.clientId) }),
+  handler: async ({ caller, deps, params, ctx }) => ({
+    data: await deleteClient(deps, actorOf(caller, ctx), params.clientId),
+  }),
 });

@@ -1,6 +1,7 @@
 import { revokeClientTokens } from '@sched/clients/connected-apps';
 import { clientIdParams } from '@sched/clients/schemas';
 import { revokedTokensOutput } from '../../presenters/connected-app.ts';
+import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 
 export const revokeClientTokensRoute = defineRoute({
@@ -15,7 +16,7 @@ export const revokeClientTokensRoute = defineRoute({
   auth: 'api-key',
   params: clientIdParams,
   response: { status: 200, description: 'How many tokens were ended', schema: revokedTokensOutput },
-  handler: async ({ caller, deps, params }) => ({
-    data: { revoked: await revokeClientTokens(deps, caller, params.clientId) },
+  handler: async ({ caller, deps, params, ctx }) => ({
+    data: { revoked: await revokeClientTokens(deps, actorOf(caller, ctx), params.clientId) },
   }),
 });

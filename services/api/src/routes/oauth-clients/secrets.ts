@@ -1,6 +1,7 @@
 import { presentNewSecret, presentSecret } from '@sched/clients/present';
 import { generateSecret, listSecrets, revokeSecret } from '@sched/clients/secrets';
 import { z } from 'zod';
+import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 import { secretOutput } from './present.ts';
@@ -20,9 +21,9 @@ export const createSecretRoute = defineRoute({
     description: 'The new secret',
     schema: secretOutput.extend({ secret: z.string().meta({ description: 'shown once' }) }),
   },
-  handler: async ({ caller, deps, params }) => ({
+  handler: async ({ caller, deps, params, ctx }) => ({
     status: 201,
-    data: presentNewSecret(await generateSecret(deps, caller, params.clientId)),
+    data: presentNewSecret(await generateSecret(deps, actorOf(caller, ctx), params.clientId)),
   }),
 });
 
@@ -47,7 +48,7 @@ export const revokeSecretRoute = defineRoute({
   auth: 'api-key',
   params: z.strictObject({ clientId: z.string().max(200), secretId: idParam }),
   response: { status: 200, description: 'The revoked secret', schema: secretOutput },
-  handler: async ({ caller, deps, params }) => ({
-    data: presentSecret(await revokeSecret(deps, caller, params.clientId, params.secretId)),
+  handler: async ({ caller, deps, params, ctx }) => ({
+    data: presentSecret(await revokeSecret(deps, actorOf(caller, ctx), params.clientId, params.secretId)),
   }),
 });

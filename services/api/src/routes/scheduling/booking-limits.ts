@@ -6,6 +6,7 @@ import {
 } from '@sched/db/queries/booking-limits';
 import { ForbiddenError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { bookingLimitsInput } from './schemas.ts';
 
@@ -40,10 +41,10 @@ export const bookingLimitRoutes = [
     auth: 'user',
     scope: 'PROFILE_WRITE',
     body: bookingLimitsInput,
-    handler: async ({ caller, deps, body }) => {
+    handler: async ({ caller, deps, body, ctx }) => {
       const knex = deps.stores.db.knex;
       await requireOrganizationMember(knex, caller.userId);
-      return { data: await patchBookingLimits(knex, caller.userId, body) };
+      return { data: await patchBookingLimits(knex, caller.userId, body, auditContextOf(caller, ctx)) };
     },
   }),
   defineRoute({
@@ -53,10 +54,10 @@ export const bookingLimitRoutes = [
     tags: TAGS,
     auth: 'user',
     scope: 'PROFILE_WRITE',
-    handler: async ({ caller, deps }) => {
+    handler: async ({ caller, deps, ctx }) => {
       const knex = deps.stores.db.knex;
       await requireOrganizationMember(knex, caller.userId);
-      await clearBookingLimits(knex, caller.userId);
+      await clearBookingLimits(knex, caller.userId, auditContextOf(caller, ctx));
       return { status: 204 };
     },
   }),
