@@ -14,6 +14,7 @@ import * as bookingHostSetNull from './0012_booking_host_set_null.ts';
 import * as signingKeys from './0013_signing_keys.ts';
 import * as resourceServers from './0014_resource_servers.ts';
 import * as auditAppendOnly from './0015_audit_append_only.ts';
+import * as userDisabled from './0016_user_disabled.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,4 +41,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0013_signing_keys', signingKeys],
   ['0014_resource_servers', resourceServers],
   ['0015_audit_append_only', auditAppendOnly],
+  ['0016_user_disabled', userDisabled],
 ];

@@ -1,12 +1,29 @@
+import { disableAccount, enableAccount } from '@sched/accounts/disable';
+import { createPasswordResetLink } from '@sched/accounts/password-reset';
+import { rotateSigningKeys, type SigningKeySettings } from '@sched/auth/keys/signing-keys';
+import { createClient } from '@sched/clients/operations';
+import { approve } from '@sched/clients/review';
+import { createClientBody } from '@sched/clients/schemas';
 import type { Knex } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
-import { findUserByEmail, userHasPassword, verifyUserPassword } from '@sched/db/queries/users';
-import { createPasswordResetLink } from '@sched/accounts/password-reset';
-import { rotateSigningKeys, type SigningKeySettings } from '@sched/auth/keys/signing-keys';
+import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
+import { type OAuthClient, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
+import {
+  findFirstServiceAdminId,
+  findUserByEmail,
+  userHasPassword,
+  verifyUserPassword,
+} from '@sched/db/queries/users';
 import type { VersionBumper } from '@sched/db/versions';
+import { AppError } from '@sched/kit/errors';
+import type { Runtime } from '@sched/runtime/runtime';
 import { z } from 'zod';
+import { backupEmbedded } from './backup.ts';
+import { CommandInputError } from './command-error.ts';
+
+export { CommandInputError };
 
 /** Operator commands; the CLI runs them directly or through a running server's control socket. */
 export const CreateAdminInput = z.strictObject({
@@ -35,6 +52,74 @@ export interface CommandContext {
   signingKeys: SigningKeySettings;
   /** The token store, to tell running auth processes that the keys changed; none when no server runs. */
   versions: VersionBumper | undefined;
+  /** The process's stores, mailer and settings (client and account operations). */
+  runtime?: Runtime;
+  /** DATA_DIR of the process (the embedded database's folder and its secrets.json). */
+  dataDir?: string;
+}
+
+const EmailInput = z.strictObject({ email: z.email() });
+
+const CreateClientInput = z.strictObject({
+  name: z.string(),
+  redirectUris: z.array(z.string()),
+  scopes: z.array(z.string()),
+  public: z.boolean().optional(),
+  approve: z.boolean().optional(),
+  /** The owner's e-mail; by default the oldest service administrator. */
+  owner: z.email().optional(),
+});
+
+/** The CLI's names for the fields of the shared client schema, for one-line errors. */
+const CLIENT_FLAGS: Record<string, string> = { redirectUris: 'redirect-uri', scopes: 'scope', name: 'name' };
+
+/** What list-clients prints of a client (one JSON line each, or a table row). */
+export interface ListedClient {
+  id: string;
+  name: string;
+  clientType: string;
+  reviewStatus: string;
+  ownerUserId: number;
+  organizationId: number | null;
+  redirectUris: string[];
+  scopes: string[];
+  createdAt: string;
+}
+
+const listed = (client: OAuthClient): ListedClient => ({
+  id: client.id,
+  name: client.name,
+  clientType: client.clientType,
+  reviewStatus: client.reviewStatus,
+  ownerUserId: client.ownerUserId,
+  organizationId: client.organizationId,
+  redirectUris: client.redirectUris,
+  scopes: client.scopes,
+  createdAt: client.createdAt.toISOString(),
+});
+
+/** The CLI acts as the oldest service administrator (the clients' owner, the review's reviewer). */
+async function operatorActor(knex: Knex): Promise<{ userId: number; serviceAdmin: true }> {
+  const userId = await findFirstServiceAdminId(knex);
+  if (userId === null)
+    throw new CommandInputError('there is no service administrator yet: run create-admin first');
+  return { userId, serviceAdmin: true };
+}
+
+async function accountByEmail(knex: Knex, email: string) {
+  const user = await findUserByEmail(knex, email);
+  if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
+  return user;
+}
+
+/** The shared operations' refusals (400, 404, 409...) are the operator's to fix: one line, exit 1. */
+async function asCommandError<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) throw new CommandInputError(error.message);
+    throw error;
+  }
 }
 
 export const commands = {
@@ -83,6 +168,96 @@ export const commands = {
     if (!context) throw new Error('rotate-keys needs the signing-key settings of the process');
     return rotateSigningKeys(knex, context.signingKeys, context.versions);
   },
+  /**
+   * Registers an OAuth client owned by `--owner` (default: the oldest service administrator), with
+   * the same rules as the API (redirect URIs, registrable scopes; PENDING review); `--approve`
+   * approves it at once. The secret of a confidential client is in the answer, and only there.
+   */
+  async 'create-client'(knex: Knex, input: unknown, context?: CommandContext) {
+    const args = parseInput(CreateClientInput, input);
+    const runtime = requireRuntime(context);
+    const body = createClientBody.safeParse({
+      name: args.name,
+      redirectUris: args.redirectUris,
+      scopes: args.scopes,
+      clientType: args.public ? 'public' : 'confidential',
+    });
+    if (!body.success) {
+      const issue = body.error.issues[0]!;
+      const field = String(issue.path[0] ?? 'input');
+      const index = typeof issue.path[1] === 'number' ? ` (${issue.path[1] + 1})` : '';
+      throw new CommandInputError(`--${CLIENT_FLAGS[field] ?? field}${index}: ${issue.message}`);
+    }
+    const actor = args.owner
+      ? { userId: (await accountByEmail(knex, args.owner)).id, serviceAdmin: true }
+      : await operatorActor(knex);
+    return asCommandError(async () => {
+      const created = await createClient(runtime, actor, body.data);
+      let client = created.client;
+      if (args.approve) client = await approve(runtime, actor, client.id);
+      return {
+        id: client.id,
+        ...(created.secret ? { secret: created.secret.plain } : {}),
+        clientType: client.clientType,
+        reviewStatus: client.reviewStatus,
+        name: client.name,
+        redirectUris: client.redirectUris,
+        scopes: client.scopes,
+      };
+    });
+  },
+  /** Every OAuth client (or those of one review status), oldest first. */
+  async 'list-clients'(knex: Knex, input: unknown) {
+    const { status } = parseInput(
+      z.strictObject({ status: z.enum(REVIEW_STATUSES).optional() }),
+      input ?? {},
+    );
+    const all: ListedClient[] = [];
+    const take = 500;
+    for (let skip = 0; ; skip += take) {
+      const page = await listClientsByReviewStatus(knex, { ...(status ? { status } : {}), skip, take });
+      all.push(...page.map(listed));
+      if (page.length < take) return all;
+    }
+  },
+  /** PENDING -> APPROVED, as a service administrator's review (audited, the owner is e-mailed). */
+  async 'approve-client'(knex: Knex, input: unknown, context?: CommandContext) {
+    const { id } = parseInput(z.strictObject({ id: z.string().min(1) }), input);
+    const runtime = requireRuntime(context);
+    const actor = await operatorActor(knex);
+    const client = await asCommandError(() => approve(runtime, actor, id));
+    return { id: client.id, reviewStatus: client.reviewStatus };
+  },
+  /** Disables an account: no sign-in, and its sessions, tokens and API keys end at once. */
+  async 'disable-user'(knex: Knex, input: unknown, context?: CommandContext) {
+    const { email } = parseInput(EmailInput, input);
+    const runtime = requireRuntime(context);
+    const user = await accountByEmail(knex, email);
+    const done = await disableAccount(runtime, user.id);
+    if (!done) throw new CommandInputError(`no account with the e-mail ${email}`);
+    return {
+      userId: user.id,
+      email: user.email,
+      disabledAt: done.disabledAt.toISOString(),
+      changed: done.changed,
+      ended: done.ended,
+    };
+  },
+  /** Enables a disabled account again (what was ended stays ended). */
+  async 'enable-user'(knex: Knex, input: unknown, context?: CommandContext) {
+    const { email } = parseInput(EmailInput, input);
+    const runtime = requireRuntime(context);
+    const user = await accountByEmail(knex, email);
+    const done = await enableAccount(runtime, user.id);
+    if (!done) throw new CommandInputError(`no account with the e-mail ${email}`);
+    return { userId: user.id, email: user.email, enabled: true, changed: done.changed };
+  },
+  /** A backup of the embedded database (and its cookie keys) into `to` (an absolute path). */
+  async backup(knex: Knex, input: unknown, context?: CommandContext) {
+    const { to } = parseInput(z.strictObject({ to: z.string().min(1) }), input);
+    if (context?.dataDir === undefined) throw new Error('backup needs the data folder of the process');
+    return backupEmbedded(knex, context.dataDir, to);
+  },
   /** E-mails the outbox worker gave up on (out of attempts), newest first, without their bodies. */
   async 'mail-failures'(knex: Knex, input: unknown) {
     parseInput(z.strictObject({}), input ?? {});
@@ -97,6 +272,11 @@ export const commands = {
   },
 } as const;
 
+function requireRuntime(context: CommandContext | undefined): Runtime {
+  if (!context?.runtime) throw new Error('this command needs the runtime of the process');
+  return context.runtime;
+}
+
 function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
@@ -108,8 +288,4 @@ export type CommandName = keyof typeof commands;
 
 export function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(commands, name);
-}
-
-export class CommandInputError extends Error {
-  override name = 'CommandInputError';
 }

@@ -44,6 +44,8 @@ export async function composeSystem(
             alg: config.idTokenSigningAlg,
           },
           versions: runtime.stores.tokenStore,
+          runtime,
+          dataDir: config.dataDir,
         })
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);

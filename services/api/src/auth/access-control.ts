@@ -15,6 +15,8 @@ export interface ApiKeyEntry {
 
 export interface UserFacts {
   serviceAdmin: boolean;
+  /** A disabled account's access tokens are refused (read with the same row, tagged `user:<id>`). */
+  disabled: boolean;
 }
 
 /** What never changes about an access token, kept to save work on its next use. */

@@ -131,7 +131,7 @@ async function authenticateAccessToken(
   if (user instanceof Promise || clientExists instanceof Promise) {
     [user, clientExists] = await Promise.all([user, clientExists]);
   }
-  if (!user || !clientExists) {
+  if (!user || user.disabled || !clientExists) {
     control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }

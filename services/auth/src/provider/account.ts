@@ -1,10 +1,10 @@
-import { findUserById } from '@sched/db/queries/users';
+import { findUserById, findUserDisabledAt } from '@sched/db/queries/users';
 import type { Knex } from 'knex';
 import type { Account } from 'oidc-provider';
 
 /**
  * oidc-provider's `findAccount`: the account id is our user id as a string. A user who does not
- * exist (or a managed user of the deprecated family) gets nothing issued. Users found are
+ * exist (or a managed user of the deprecated family, or a disabled account) gets nothing issued. Users found are
  * remembered for a minute per process, so refreshing tokens does not query the database each
  * time; a deleted user's grant can therefore be refreshed for up to a minute, and the resource
  * API, which loads the user for every request, refuses those tokens anyway.
@@ -18,8 +18,11 @@ export function findAccount(knex: Knex) {
     if (typeof sub !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) return undefined;
     const seen = known.get(sub);
     if (seen === undefined || Date.now() - seen > REMEMBER_MS) {
-      const user = await findUserById(knex, Number(sub));
-      if (!user || user.managedByClientId !== null) {
+      const [user, disabledAt] = await Promise.all([
+        findUserById(knex, Number(sub)),
+        findUserDisabledAt(knex, Number(sub)),
+      ]);
+      if (!user || user.managedByClientId !== null || disabledAt !== null) {
         known.delete(sub);
         return undefined;
       }

@@ -120,16 +120,16 @@ export async function findTeamOrganizationId(knex: Knex, teamId: number): Promis
   return row.organization_id === null ? null : Number(row.organization_id);
 }
 
-/** Service-admin flag of a user, or null when there is no such user. */
+/** Service-admin flag of a user and whether the account is disabled, or null when there is no such user. */
 export async function findUserAccessFacts(
   knex: Knex,
   userId: number,
-): Promise<{ serviceAdmin: boolean } | null> {
+): Promise<{ serviceAdmin: boolean; disabled: boolean } | null> {
   if (!Number.isSafeInteger(userId)) return null;
-  const row = (await knex('users').where({ id: userId }).first('is_service_admin')) as
-    | { is_service_admin: boolean }
+  const row = (await knex('users').where({ id: userId }).first('is_service_admin', 'disabled_at')) as
+    | { is_service_admin: boolean; disabled_at: Date | null }
     | undefined;
-  return row ? { serviceAdmin: row.is_service_admin } : null;
+  return row ? { serviceAdmin: row.is_service_admin, disabled: row.disabled_at !== null } : null;
 }
 
 /**

@@ -65,6 +65,8 @@ export async function findActiveApiKeyByHash(
     .join('users as u', 'u.id', 'k.user_id')
     .where('k.key_hash', keyHash.toLowerCase())
     .whereNull('k.revoked_at')
+    // A disabled account's keys are refused even if one survived the disable.
+    .whereNull('u.disabled_at')
     .first([...userColumns('u'), 'k.id as api_key_id', 'k.last_used_at as api_key_last_used_at'])) as
     | (UserRow & { api_key_id: number | string; api_key_last_used_at: Date | null })
     | undefined;

@@ -245,9 +245,12 @@ export async function verifyUserPassword(knex: Knex, email: string, password: st
   const row = (await knex('users')
     .whereRaw('lower(email) = lower(?)', [email.trim()])
     .whereNull('managed_by_client_id')
-    .first([...USER_COLUMNS, 'password_hash'])) as (UserRow & { password_hash: string | null }) | undefined;
+    .first([...USER_COLUMNS, 'password_hash', 'disabled_at'])) as
+    | (UserRow & { password_hash: string | null; disabled_at: Date | null })
+    | undefined;
   const ok = await verifyPassword(password, row?.password_hash ?? null);
-  return ok && row ? mapUser(row) : null;
+  // A disabled account gets the answer of a wrong password (after the same work).
+  return ok && row && row.disabled_at === null ? mapUser(row) : null;
 }
 
 /** Sets (or, with null, removes) the password. False when there is no such user. */
@@ -341,6 +344,52 @@ export async function updateUser(
  */
 export const bumpUser = (knex: Knex, versions: VersionBumper, userId: number): Promise<void> =>
   bumpAfterWrite(knex, versions, [accessVersionKey.user(userId)]);
+
+/**
+ * Disables (sets `disabled_at`, keeping the first time) or enables again (clears it) an account,
+ * and bumps `user:<id>`: every API process reloads the user's facts and API keys on the next
+ * request and refuses them while disabled. Null when there is no such user; else whether the
+ * account is disabled now and whether this call changed it. Ending the account's sessions, tokens
+ * and keys is the caller's (`disableAccount` in @sched/accounts).
+ */
+export async function setUserDisabled(
+  knex: Knex,
+  versions: VersionBumper,
+  userId: number,
+  disabled: boolean,
+): Promise<{ disabledAt: Date | null; changed: boolean } | null> {
+  const before = (await knex('users').where({ id: userId }).first('disabled_at')) as
+    | { disabled_at: Date | null }
+    | undefined;
+  if (!before) return null;
+  if ((before.disabled_at !== null) === disabled) return { disabledAt: before.disabled_at, changed: false };
+  const [row] = (await knex('users')
+    .where({ id: userId })
+    .update({ disabled_at: disabled ? knex.fn.now() : null, updated_at: knex.fn.now() })
+    .returning(['disabled_at'])) as Array<{ disabled_at: Date | null }>;
+  if (!row) return null;
+  await bumpUser(knex, versions, userId);
+  return { disabledAt: row.disabled_at, changed: true };
+}
+
+/** When the account was disabled; null when it is not (or there is no such user). */
+export async function findUserDisabledAt(knex: Knex, userId: number): Promise<Date | null> {
+  const row = (await knex('users').where({ id: userId }).first('disabled_at')) as
+    | { disabled_at: Date | null }
+    | undefined;
+  return row?.disabled_at ?? null;
+}
+
+/** The oldest enabled service administrator's id (the owner of clients the CLI registers), or null. */
+export async function findFirstServiceAdminId(knex: Knex): Promise<number | null> {
+  const row = (await knex('users')
+    .where({ is_service_admin: true })
+    .whereNull('disabled_at')
+    .whereNull('managed_by_client_id')
+    .orderBy('id')
+    .first('id')) as { id: number | string } | undefined;
+  return row ? Number(row.id) : null;
+}
 
 /** Grants (or withdraws) service administration. False when there is no such user. */
 export async function setServiceAdmin(

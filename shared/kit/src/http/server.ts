@@ -5,6 +5,10 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { enableProcessMetrics, renderMetrics } from './metrics.ts';
 import { requestIdFrom } from './request-context.ts';
+import { APP_VERSION } from '../version.ts';
+
+/** `GET /health/alive`: the process is up, and which version it runs (read once at start-up). */
+const ALIVE = Object.freeze({ status: 'ok', version: APP_VERSION });
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -144,7 +148,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
       const query = url.indexOf('?');
       const path = query === -1 ? url : url.slice(0, query);
       if (path === '/health/alive')
-        return sendJson(res, 200, { status: 'ok' }, requestIdFrom(req.headers['x-request-id']));
+        return sendJson(res, 200, ALIVE, requestIdFrom(req.headers['x-request-id']));
       if (path === '/health/ready') {
         const requestId = requestIdFrom(req.headers['x-request-id']);
         if (draining) return sendJson(res, 503, { status: 'draining', checks: {} }, requestId);
