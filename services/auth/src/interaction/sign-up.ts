@@ -1,5 +1,5 @@
 import { passwordProblem } from '@sched/accounts/password-rules';
-import { createUser } from '@sched/db/queries/users';
+import { createUser, type User } from '@sched/db/queries/users';
 import { ForbiddenError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import { takenUserField } from '../data-errors.ts';
@@ -37,6 +37,52 @@ export function assertSignUpEnabled(deps: AuthDeps): void {
     throw new ForbiddenError(
       'Sign-up is turned off on this server. Ask its administrator for an account, then sign in.',
     );
+}
+
+/** A refused sign-up form: its status and what to show again. */
+export interface RefusedSignUp {
+  status: 400 | 409;
+  values: { name: string; email: string; username: string };
+  errors: FieldErrors;
+}
+
+/**
+ * What every sign-up page does with a submitted form: checks it, counts it against the per-address
+ * limit, creates the account and sends the verification e-mail (a mail failure is logged; the
+ * account stays). The page then signs the new user in its own way.
+ */
+export async function registerAccount(
+  deps: AuthDeps,
+  ctx: Context,
+  form: Params,
+): Promise<{ user: User } | RefusedSignUp> {
+  const { input, errors } = validateSignUp(form);
+  const values = { name: input.name, email: input.email, username: input.username };
+  if (Object.keys(errors).length > 0) return { status: 400, values, errors };
+  await enforceLimit(
+    deps.runtime.stores.tokenStore,
+    rateKeys.signUpIp(ctx.ip),
+    deps.runtime.config.rateLimits['sign-up-ip'],
+    'accounts created from your network',
+  );
+  let user: User;
+  try {
+    user = await createUser(deps.runtime.stores.db.knex, input);
+  } catch (error) {
+    const field = takenUserField(error);
+    if (field === undefined) throw error;
+    const conflict: FieldErrors =
+      field === 'username'
+        ? { username: 'This username is taken.' }
+        : { email: 'An account with this email already exists. Sign in instead.' };
+    return { status: 409, values, errors: conflict };
+  }
+  try {
+    await sendVerificationEmail(deps, user);
+  } catch (error) {
+    ctx.state.log?.warn({ err: error, userId: user.id }, 'verification e-mail not sent');
+  }
+  return { user };
 }
 
 /** The sign-up form's fields, trimmed, and a message for each one that is wrong. */
@@ -113,7 +159,6 @@ export function showSignUp(deps: AuthDeps) {
  * A mail failure does not undo the account: it is logged, and a new link can be requested later.
  */
 export function signUp(deps: AuthDeps) {
-  const store = deps.runtime.stores.tokenStore;
   return async function signUpHandler(ctx: Context) {
     const interaction = await currentInteraction(deps, ctx);
     await joinEmbedFlow(deps, ctx, interaction);
@@ -122,33 +167,8 @@ export function signUp(deps: AuthDeps) {
     verifyCsrfToken(ctx, deps.csrf, interaction.uid, form[CSRF_FIELD]);
     if (interaction.prompt.name !== 'login') return seeOther(ctx, interactionPath(interaction.uid));
 
-    const { input, errors } = validateSignUp(form);
-    const values = { name: input.name, email: input.email, username: input.username };
-    if (Object.keys(errors).length > 0) return renderSignUp(deps, ctx, interaction, 400, { values, errors });
-    await enforceLimit(
-      store,
-      rateKeys.signUpIp(ctx.ip),
-      deps.runtime.config.rateLimits['sign-up-ip'],
-      'accounts created from your network',
-    );
-
-    let user: Awaited<ReturnType<typeof createUser>>;
-    try {
-      user = await createUser(deps.runtime.stores.db.knex, input);
-    } catch (error) {
-      const field = takenUserField(error);
-      if (field === undefined) throw error;
-      const conflict: FieldErrors =
-        field === 'username'
-          ? { username: 'This username is taken.' }
-          : { email: 'An account with this email already exists. Sign in instead.' };
-      return renderSignUp(deps, ctx, interaction, 409, { values, errors: conflict });
-    }
-    try {
-      await sendVerificationEmail(deps, user);
-    } catch (error) {
-      ctx.state.log?.warn({ err: error, userId: user.id }, 'verification e-mail not sent');
-    }
-    await finishInteraction(deps, ctx, { login: { accountId: String(user.id) } }, false);
+    const registered = await registerAccount(deps, ctx, form);
+    if (!('user' in registered)) return renderSignUp(deps, ctx, interaction, registered.status, registered);
+    await finishInteraction(deps, ctx, { login: { accountId: String(registered.user.id) } }, false);
   };
 }

@@ -1,12 +1,7 @@
-import { createUser } from '@sched/db/queries/users';
-import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Context } from 'koa';
-import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
-import { rateKeys } from '../http/rate-limit.ts';
 import { seeOther } from '../interaction/current.ts';
-import { sendVerificationEmail } from '../interaction/email-verification.ts';
-import { assertSignUpEnabled, type SignUpErrors, validateSignUp } from '../interaction/sign-up.ts';
+import { assertSignUpEnabled, registerAccount, type SignUpErrors } from '../interaction/sign-up.ts';
 import { sendPage } from '../pages/layout.ts';
 import { signUpPage } from '../pages/sign-up.ts';
 import { PATHS } from '../paths.ts';
@@ -61,33 +56,9 @@ export function settingsSignUp(deps: AuthDeps) {
     assertSignUpEnabled(deps);
     const form = await readForm(deps, ctx, SIGN_UP_PURPOSE);
     const returnTo = safeReturnPath(form.return);
-    const { input, errors } = validateSignUp(form);
-    const values = { name: input.name, email: input.email, username: input.username };
-    if (Object.keys(errors).length > 0) return renderSignUp(deps, ctx, returnTo, 400, { values, errors });
-    await enforceLimit(
-      deps.runtime.stores.tokenStore,
-      rateKeys.signUpIp(ctx.ip),
-      deps.runtime.config.rateLimits['sign-up-ip'],
-      'accounts created from your network',
-    );
-    let user: Awaited<ReturnType<typeof createUser>>;
-    try {
-      user = await createUser(deps.runtime.stores.db.knex, input);
-    } catch (error) {
-      const field = takenUserField(error);
-      if (field === undefined) throw error;
-      const conflict: SignUpErrors =
-        field === 'username'
-          ? { username: 'This username is taken.' }
-          : { email: 'An account with this email already exists. Sign in instead.' };
-      return renderSignUp(deps, ctx, returnTo, 409, { values, errors: conflict });
-    }
-    try {
-      await sendVerificationEmail(deps, user);
-    } catch (error) {
-      ctx.state.log?.warn({ err: error, userId: user.id }, 'verification e-mail not sent');
-    }
-    await startSession(deps, ctx, user);
+    const registered = await registerAccount(deps, ctx, form);
+    if (!('user' in registered)) return renderSignUp(deps, ctx, returnTo, registered.status, registered);
+    await startSession(deps, ctx, registered.user);
     seeOther(ctx, returnTo);
   };
 }
