@@ -72,8 +72,9 @@ export async function listResourceServers(knex: Knex): Promise<ResourceServer[]>
 /** False when there was none with that id. */
 export async function deleteResourceServer(knex: Knex, id: string): Promise<boolean> {
   if (!RESOURCE_SERVER_ID.test(id)) return false;
-  const deleted = await knex('resource_servers').where({ id }).delete();
-  return Number(deleted) > 0;
+  // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
+  const deleted = (await knex('resource_servers').where({ id }).delete().returning('id')) as unknown[];
+  return deleted.length > 0;
 }
 
 /** The SHA-256 (hex) of the resource server's secret, for authentication; undefined when unknown. */
