@@ -2,7 +2,16 @@ import test from 'ava';
 import { insertUser, uniqueTag } from '../support/factories.ts';
 import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
-import { follow, linkHref, nextMail, page, text, VERIFY_SUBJECT } from './accounts.ts';
+import {
+  follow,
+  linkHref,
+  linkInMail,
+  nextMail,
+  page,
+  signUpFromSettings,
+  text,
+  VERIFY_SUBJECT,
+} from './accounts.ts';
 
 // Contract §12: sign-up is reachable from every sign-in page (`Create account`), inside an
 // authorization request and outside one: the settings sign-in page's link opens a sign-up form
@@ -135,4 +144,32 @@ test('the return address of sign-up is only ever a settings or admin page', asyn
     }),
   );
   t.is(landed.url.pathname, '/auth/settings');
+});
+
+test('an invitation to an address without an account does not block its sign-up; verified, it is there', async (t) => {
+  const inviter = await insertUser(world.knex());
+  const team = await world.call('POST', '/v2/teams', {
+    token: inviter.apiKey,
+    body: { name: 'Waiting Team' },
+  });
+  const email = `invited-${uniqueTag()}@example.com`;
+  const invited = await world.call('POST', `/v2/teams/${team.body.data.id}/memberships`, {
+    token: inviter.apiKey,
+    body: { email, role: 'MEMBER' },
+  });
+  t.is(invited.status, 201);
+
+  // The owner of the address signs up as usual (no account was made for them by the invitation).
+  const { browser } = await signUpFromSettings(world, {
+    email,
+    username: username(),
+    password: 'long enough password',
+  });
+  const before = page(await browser.open('/auth/settings/invitations'));
+  t.false(text(before.html).includes('Waiting Team'), 'not before the address is verified');
+
+  const verification = await nextMail(world, email, VERIFY_SUBJECT);
+  page(await browser.open(linkInMail(verification, '/auth/verify-email')));
+  const after = page(await browser.open('/auth/settings/invitations'));
+  t.true(text(after.html).includes('Waiting Team'), 'verified, the invitation is there');
 });
