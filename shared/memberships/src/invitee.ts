@@ -1,4 +1,5 @@
 import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   acceptInvitation,
   declineInvitation,
@@ -31,6 +32,10 @@ export const inviteeOf = (user: Pick<User, 'id' | 'email' | 'emailVerifiedAt'>):
 
 type Deps = Pick<Runtime, 'stores'>;
 
+/** The request's context, or one naming only the invitee (the invitee answers, never the system). */
+const auditOfInvitee = (user: User, audit: AuditContext | undefined): AuditContext =>
+  audit ?? { actor: { kind: 'user', userId: user.id }, requestId: null, ipAddress: null };
+
 export function listMyInvitations(deps: Deps, user: User): Promise<Invitation[]> {
   return listInvitations(deps.stores.db.knex, inviteeOf(user));
 }
@@ -41,8 +46,16 @@ async function requireInvitation(deps: Deps, invitee: Invitee, membershipId: num
   return invitation;
 }
 
-/** Accepts (200 with the membership): a team of an organization needs the organization's accepted first. */
-export async function acceptMyInvitation(deps: Deps, user: User, membershipId: number): Promise<Membership> {
+/**
+ * Accepts (200 with the membership): a team of an organization needs the organization's accepted
+ * first. `audit` is the request's context (the invitee), for the `invitation.accepted` event.
+ */
+export async function acceptMyInvitation(
+  deps: Deps,
+  user: User,
+  membershipId: number,
+  audit: AuditContext | undefined,
+): Promise<Membership> {
   const knex = deps.stores.db.knex;
   const invitee = inviteeOf(user);
   const invitation = await requireInvitation(deps, invitee, membershipId);
@@ -56,7 +69,13 @@ export async function acceptMyInvitation(deps: Deps, user: User, membershipId: n
   }
   let membership: Membership;
   try {
-    membership = await acceptInvitation(knex, deps.stores.tokenStore, invitee, invitation);
+    membership = await acceptInvitation(
+      knex,
+      deps.stores.tokenStore,
+      invitee,
+      invitation,
+      auditOfInvitee(user, audit),
+    );
   } catch (error) {
     if (error instanceof RecordNotFoundError) throw new NotFoundError(INVITATION_NOT_FOUND);
     if (error instanceof DuplicateRecordError) throw new ConflictError(ALREADY_A_MEMBER);
@@ -65,11 +84,27 @@ export async function acceptMyInvitation(deps: Deps, user: User, membershipId: n
   return membership;
 }
 
-/** Declines (the membership is deleted; an organization's takes its teams' pending ones along). */
-export async function declineMyInvitation(deps: Deps, user: User, membershipId: number): Promise<Invitation> {
+/**
+ * Declines (the membership is deleted; an organization's takes its teams' pending ones along), with
+ * its `invitation.declined` event.
+ */
+export async function declineMyInvitation(
+  deps: Deps,
+  user: User,
+  membershipId: number,
+  audit: AuditContext | undefined,
+): Promise<Invitation> {
   const invitee = inviteeOf(user);
   const invitation = await requireInvitation(deps, invitee, membershipId);
-  if (!(await declineInvitation(deps.stores.db.knex, deps.stores.tokenStore, invitee, invitation))) {
+  if (
+    !(await declineInvitation(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      invitee,
+      invitation,
+      auditOfInvitee(user, audit),
+    ))
+  ) {
     throw new NotFoundError(INVITATION_NOT_FOUND);
   }
   return invitation;

@@ -91,7 +91,7 @@ export function answerInvitation(deps: AuthDeps, answer: keyof typeof ANSWERS) {
     if (!signedIn) return;
     await readForm(deps, ctx, userPurpose(signedIn.user.id));
     try {
-      await ANSWERS[answer].run(deps.runtime, signedIn.user, membershipIdOf(ctx));
+      await ANSWERS[answer].run(deps.runtime, signedIn.user, membershipIdOf(ctx), signedIn.actor.audit);
     } catch (error) {
       if (!(error instanceof AppError) || (error.status !== 404 && error.status !== 409)) throw error;
       return renderList(deps, ctx, signedIn, { status: error.status, error: error.message });

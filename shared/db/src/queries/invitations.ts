@@ -1,13 +1,16 @@
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { DuplicateRecordError, RecordNotFoundError } from '../errors.ts';
-import type { VersionBumper } from '../versions.ts';
+import { transactionWithBumps, type VersionBumper } from '../versions.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import {
   bumpParent,
   findMembership,
   type Membership,
   type MembershipParent,
+  membershipAuditView,
   membershipKind,
+  organizationOfParent,
 } from './memberships.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
@@ -126,56 +129,92 @@ export const parentOfInvitation = (invitation: Invitation): MembershipParent =>
     : { kind: 'organization', id: invitation.organizationId! };
 
 /**
- * Accepts: the membership becomes the invitee's and accepted. Gone or no longer pending meanwhile:
- * RecordNotFoundError('invitation'); the invitee already holds another membership of that
- * organization or team: DuplicateRecordError.
+ * Accepts: the membership becomes the invitee's and accepted, with its `invitation.accepted` event.
+ * Gone or no longer pending meanwhile: RecordNotFoundError('invitation'); the invitee already holds
+ * another membership of that organization or team: DuplicateRecordError.
  */
 export async function acceptInvitation(
   knex: Knex,
   versions: VersionBumper,
   invitee: Invitee,
   invitation: Invitation,
+  audit?: AuditContext,
 ): Promise<Membership> {
   const parent = parentOfInvitation(invitation);
-  try {
-    const rows = (await visibleTo(knex, invitee)
-      .where('m.id', invitation.id)
-      .update({ user_id: invitee.userId, invited_email: null, accepted: true, updated_at: knex.fn.now() })
-      .returning('id')) as unknown[];
-    if (rows.length === 0) throw new RecordNotFoundError('invitation');
-  } catch (error) {
-    if (isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])) {
-      throw new DuplicateRecordError(membershipKind(parent), 'user');
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = await findMembership(trx, parent, invitation.id);
+    try {
+      const rows = (await visibleTo(trx, invitee)
+        .where('m.id', invitation.id)
+        .update({ user_id: invitee.userId, invited_email: null, accepted: true, updated_at: trx.fn.now() })
+        .returning('id')) as unknown[];
+      if (rows.length === 0 || !before) throw new RecordNotFoundError('invitation');
+    } catch (error) {
+      if (
+        isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])
+      ) {
+        throw new DuplicateRecordError(membershipKind(parent), 'user');
+      }
+      throw error;
     }
-    throw error;
-  }
-  await bumpParent(knex, versions, parent);
-  return (await findMembership(knex, parent, invitation.id))!;
+    const membership = (await findMembership(trx, parent, invitation.id))!;
+    await recordAuditEvent(trx, audit, {
+      action: 'invitation.accepted',
+      targetType: 'membership',
+      targetId: invitation.id,
+      organizationId: await organizationOfParent(trx, parent),
+      before: membershipAuditView(before!),
+      after: membershipAuditView(membership),
+    });
+    await bumpParent(trx, bumper, parent);
+    return membership;
+  });
 }
 
 /**
- * Declines: deletes the invitation; declining an organization's also declines the invitee's
- * pending invitations to its teams. False when it was not pending for this invitee.
+ * Declines: deletes the invitation, with its `invitation.declined` event; declining an
+ * organization's also declines the invitee's pending invitations to its teams (in `details`).
+ * False when it was not pending for this invitee.
  */
 export async function declineInvitation(
   knex: Knex,
   versions: VersionBumper,
   invitee: Invitee,
   invitation: Invitation,
+  audit?: AuditContext,
 ): Promise<boolean> {
-  const declined = await knex.transaction(async (trx) => {
+  const parent = parentOfInvitation(invitation);
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = await findMembership(trx, parent, invitation.id);
     const rows = (await visibleTo(trx, invitee)
       .where('m.id', invitation.id)
       .delete()
       .returning('id')) as unknown[];
-    if (rows.length === 0) return false;
+    if (rows.length === 0 || !before) return false;
+    let teamInvitations: Array<{ id: number | string; team_id: number | string }> = [];
     if (invitation.kind === 'organization') {
-      await visibleTo(trx, invitee)
+      teamInvitations = (await visibleTo(trx, invitee)
         .whereIn('m.team_id', trx('teams').select('id').where('organization_id', invitation.organizationId!))
-        .delete();
+        .delete()
+        .returning(['id', 'team_id'])) as typeof teamInvitations;
     }
+    await recordAuditEvent(trx, audit, {
+      action: 'invitation.declined',
+      targetType: 'membership',
+      targetId: invitation.id,
+      organizationId: await organizationOfParent(trx, parent),
+      before: membershipAuditView(before),
+      details: {
+        userId: invitee.userId,
+        ...(teamInvitations.length > 0 && {
+          teamInvitationsDeclined: teamInvitations.map((row) => ({
+            id: Number(row.id),
+            teamId: Number(row.team_id),
+          })),
+        }),
+      },
+    });
+    await bumpParent(trx, bumper, parent);
     return true;
   });
-  if (declined) await bumpParent(knex, versions, parentOfInvitation(invitation));
-  return declined;
 }

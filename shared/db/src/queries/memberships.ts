@@ -1,8 +1,9 @@
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { DuplicateRecordError, type RecordKind, RecordNotFoundError } from '../errors.ts';
-import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { bumpAfterWrite, transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { isForeignKeyViolation, isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -127,6 +128,53 @@ const parentColumn = (parent: MembershipParent): 'm.team_id' | 'm.organization_i
 
 const base = (knex: Knex) => knex('memberships as m').leftJoin('users as u', 'u.id', 'm.user_id');
 
+/**
+ * Who writes a membership's audit event and under which action (`membership.invited`, `.added`,
+ * `.provisioned`, `.updated`, `.removed`, `.left`, `invitation.accepted`, `.declined`). Without a
+ * context the actor is the system.
+ */
+export interface MembershipAudit {
+  audit?: AuditContext | undefined;
+  action?: string | undefined;
+}
+
+/** What an event shows of a membership: ids, role and state, never the member's address or name. */
+export const membershipAuditView = (membership: Membership) => ({
+  userId: membership.userId,
+  invitedByEmail: membership.userId === null,
+  organizationId: membership.organizationId,
+  teamId: membership.teamId,
+  role: membership.role,
+  customRoleId: membership.customRoleId,
+  accepted: membership.accepted,
+});
+
+/** The organization an event about this parent belongs to: itself, or a team's organization (or none). */
+export async function organizationOfParent(knex: Knex, parent: MembershipParent): Promise<number | null> {
+  if (parent.kind === 'organization') return parent.id;
+  const row = (await knex('teams').where('id', parent.id).first('organization_id')) as
+    | { organization_id: number | string | null }
+    | undefined;
+  return num(row?.organization_id ?? null);
+}
+
+async function recordMembershipEvent(
+  trx: Knex,
+  parent: MembershipParent,
+  audited: MembershipAudit,
+  action: string,
+  membershipId: number,
+  views: { before?: unknown; after?: unknown; details?: Record<string, unknown> },
+): Promise<void> {
+  await recordAuditEvent(trx, audited.audit, {
+    action: audited.action ?? action,
+    targetType: 'membership',
+    targetId: membershipId,
+    organizationId: await organizationOfParent(trx, parent),
+    ...views,
+  });
+}
+
 export const membershipKind = (parent: MembershipParent): RecordKind =>
   parent.kind === 'team' ? 'teamMembership' : 'organizationMembership';
 
@@ -195,35 +243,49 @@ export async function createMembership(
   knex: Knex,
   versions: VersionBumper,
   input: NewMembership,
+  audited: MembershipAudit = {},
 ): Promise<Membership> {
-  let id: number;
-  try {
-    const [row] = (await knex('memberships')
-      .insert({
-        user_id: 'userId' in input.member ? input.member.userId : null,
-        invited_email: 'email' in input.member ? input.member.email.trim() : null,
-        invited_by_user_id: input.invitedByUserId ?? null,
-        team_id: input.parent.kind === 'team' ? input.parent.id : null,
-        organization_id: input.parent.kind === 'organization' ? input.parent.id : null,
-        role: input.role,
-        accepted: input.accepted,
-        custom_role_id: input.customRoleId ?? null,
-      })
-      .returning('id')) as Array<{ id: number | string }>;
-    id = Number(row!.id);
-  } catch (error) {
-    if (isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])) {
-      throw new DuplicateRecordError(membershipKind(input.parent), 'user');
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    let id: number;
+    try {
+      const [row] = (await trx('memberships')
+        .insert({
+          user_id: 'userId' in input.member ? input.member.userId : null,
+          invited_email: 'email' in input.member ? input.member.email.trim() : null,
+          invited_by_user_id: input.invitedByUserId ?? null,
+          team_id: input.parent.kind === 'team' ? input.parent.id : null,
+          organization_id: input.parent.kind === 'organization' ? input.parent.id : null,
+          role: input.role,
+          accepted: input.accepted,
+          custom_role_id: input.customRoleId ?? null,
+        })
+        .returning('id')) as Array<{ id: number | string }>;
+      id = Number(row!.id);
+    } catch (error) {
+      if (
+        isUniqueViolation(error, ['memberships_user_team_unique', 'memberships_user_organization_unique'])
+      ) {
+        throw new DuplicateRecordError(membershipKind(input.parent), 'user');
+      }
+      if (isUniqueViolation(error, INVITED_EMAIL_INDEXES)) {
+        throw new DuplicateRecordError(membershipKind(input.parent), 'email');
+      }
+      // The user (or the parent) was deleted meanwhile.
+      if (isForeignKeyViolation(error)) throw new RecordNotFoundError('user');
+      throw error;
     }
-    if (isUniqueViolation(error, INVITED_EMAIL_INDEXES)) {
-      throw new DuplicateRecordError(membershipKind(input.parent), 'email');
-    }
-    // The user (or the parent) was deleted meanwhile.
-    if (isForeignKeyViolation(error)) throw new RecordNotFoundError('user');
-    throw error;
-  }
-  await bumpParent(knex, versions, input.parent);
-  return (await findMembership(knex, input.parent, id))!;
+    const membership = (await findMembership(trx, input.parent, id))!;
+    await recordMembershipEvent(
+      trx,
+      input.parent,
+      audited,
+      membership.accepted ? 'membership.added' : 'membership.invited',
+      id,
+      { after: membershipAuditView(membership) },
+    );
+    await bumpParent(trx, bumper, input.parent);
+    return membership;
+  });
 }
 
 /**
@@ -280,57 +342,86 @@ export interface MembershipPatch {
   customRoleId?: string | null;
 }
 
-/** Applies the patch; null when the membership is not under this parent. */
+/** Applies the patch (with its `membership.updated` event); null when the membership is not under this parent. */
 export async function updateMembership(
   knex: Knex,
   versions: VersionBumper,
   parent: MembershipParent,
   membershipId: number,
   patch: MembershipPatch,
+  audited: MembershipAudit = {},
 ): Promise<Membership | null> {
   const changes: Record<string, unknown> = {};
   if (patch.role !== undefined) changes['role'] = patch.role;
   if (patch.customRoleId !== undefined) changes['custom_role_id'] = patch.customRoleId;
-  if (Object.keys(changes).length > 0) {
-    changes['updated_at'] = knex.fn.now();
-    const count = await knex('memberships')
-      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
-      .update(changes);
-    if (count === 0) return null;
-    await bumpParent(knex, versions, parent);
+  if (Object.keys(changes).length === 0 || !Number.isSafeInteger(membershipId)) {
+    return findMembership(knex, parent, membershipId);
   }
-  return findMembership(knex, parent, membershipId);
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    // The before view is read under the row lock, in the change's transaction.
+    const locked = await trx('memberships')
+      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
+      .forUpdate()
+      .first('id');
+    if (!locked) return null;
+    const before = (await findMembership(trx, parent, membershipId))!;
+    changes['updated_at'] = trx.fn.now();
+    await trx('memberships').where({ id: membershipId }).update(changes);
+    const after = (await findMembership(trx, parent, membershipId))!;
+    await recordMembershipEvent(trx, parent, audited, 'membership.updated', membershipId, {
+      before: { role: before.role, customRoleId: before.customRoleId },
+      after: { role: after.role, customRoleId: after.customRoleId },
+      details: { userId: after.userId },
+    });
+    await bumpParent(trx, bumper, parent);
+    return after;
+  });
 }
 
-/** Deletes the membership; false when it is not under this parent. */
+/** Deletes the membership (with its `membership.removed` event); false when it is not under this parent. */
 export async function deleteMembership(
   knex: Knex,
   versions: VersionBumper,
   parent: MembershipParent,
   membershipId: number,
+  audited: MembershipAudit = {},
 ): Promise<boolean> {
-  // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
-  const rows = (await knex('memberships')
-    .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
-    .delete()
-    .returning('id')) as unknown[];
-  if (rows.length > 0) await bumpParent(knex, versions, parent);
-  return rows.length > 0;
+  if (!Number.isSafeInteger(membershipId)) return false;
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
+    // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
+    const rows = (await trx('memberships')
+      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
+      .delete()
+      .returning('id')) as unknown[];
+    if (rows.length === 0) return false;
+    await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
+      before: membershipAuditView(before),
+    });
+    await bumpParent(trx, bumper, parent);
+    return true;
+  });
 }
 
 /**
  * Deletes an organization membership together with the member's memberships (and invitations) of
- * the organization's teams (leaving an organization means leaving its teams), in one transaction;
- * false when the membership is not in this organization.
+ * the organization's teams (leaving an organization means leaving its teams), in one transaction
+ * with its event (`membership.removed`, the team memberships in `details`); false when the
+ * membership is not in this organization.
  */
 export async function deleteOrganizationMembership(
   knex: Knex,
   versions: VersionBumper,
   organizationId: number,
   membershipId: number,
+  audited: MembershipAudit = {},
 ): Promise<boolean> {
-  // The organization's version also covers the team-level facts of its teams.
-  const deleted = await knex.transaction(async (trx) => {
+  if (!Number.isSafeInteger(membershipId)) return false;
+  const parent: MembershipParent = { kind: 'organization', id: organizationId };
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
     const [row] = (await trx('memberships')
       .where({ id: membershipId, organization_id: organizationId })
       .delete()
@@ -343,11 +434,23 @@ export async function deleteOrganizationMembership(
     const ofMember = trx('memberships').whereIn('team_id', teams);
     if (row.user_id !== null) ofMember.where('user_id', row.user_id);
     else ofMember.whereRaw('lower(invited_email) = lower(?)', [row.invited_email]);
-    await ofMember.delete();
+    const teamRows = (await ofMember.delete().returning(['id', 'team_id'])) as Array<{
+      id: number | string;
+      team_id: number | string;
+    }>;
+    await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
+      before: membershipAuditView(before),
+      details: {
+        teamMembershipsRemoved: teamRows.map((team) => ({
+          id: Number(team.id),
+          teamId: Number(team.team_id),
+        })),
+      },
+    });
+    // The organization's version also covers the team-level facts of its teams.
+    await bumpParent(trx, bumper, parent);
     return true;
   });
-  if (deleted) await bumpParent(knex, versions, { kind: 'organization', id: organizationId });
-  return deleted;
 }
 
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */

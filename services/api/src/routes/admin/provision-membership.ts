@@ -5,6 +5,7 @@ import { findUserByEmail, findUserById } from '@sched/db/queries/users';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam, idValue, roleInput } from '../../routing/schemas.ts';
 
@@ -29,7 +30,7 @@ export const provisionMembershipRoute = defineRoute({
       message: 'give exactly one of userId and email',
     }),
   response: { status: 201, description: 'The accepted membership', schema: membershipOutput },
-  handler: async ({ deps, params, body }) => {
+  handler: async ({ deps, params, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;
     if (!(await findOrganizationById(knex, params.orgId))) throw new NotFoundError('Organization not found');
     const user =
@@ -39,12 +40,12 @@ export const provisionMembershipRoute = defineRoute({
     if (!user) throw new NotFoundError('User not found');
     const parent = { kind: 'organization', id: params.orgId } as const;
     try {
-      const membership = await createMembership(knex, deps.stores.tokenStore, {
-        parent,
-        member: { userId: user.id },
-        role: body.role,
-        accepted: true,
-      });
+      const membership = await createMembership(
+        knex,
+        deps.stores.tokenStore,
+        { parent, member: { userId: user.id }, role: body.role, accepted: true },
+        { audit: auditContextOf(caller, ctx), action: 'membership.provisioned' },
+      );
       return { status: 201, data: presentMembership(membership) };
     } catch (error) {
       if (error instanceof DuplicateRecordError) {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { invitationOutput, presentInvitation } from '../../presenters/invitation.ts';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import type { Runtime } from '@sched/runtime/runtime';
+import { auditContextOf } from '../../routing/audit.ts';
 import { type AnyRoute, defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 
@@ -51,9 +52,14 @@ const acceptInvitationRoute = defineRoute({
   auth: 'user',
   params: invitationParams,
   response: { status: 200, description: 'The accepted membership', schema: membershipOutput },
-  handler: async ({ deps, caller, params }) => ({
+  handler: async ({ deps, caller, params, ctx }) => ({
     data: presentMembership(
-      await acceptMyInvitation(deps, await currentUser(deps, caller.userId), params.membershipId),
+      await acceptMyInvitation(
+        deps,
+        await currentUser(deps, caller.userId),
+        params.membershipId,
+        auditContextOf(caller, ctx),
+      ),
     ),
   }),
 });
@@ -67,8 +73,13 @@ const declineInvitationRoute = defineRoute({
   auth: 'user',
   params: invitationParams,
   response: { status: 204, description: 'Declined' },
-  handler: async ({ deps, caller, params }) => {
-    await declineMyInvitation(deps, await currentUser(deps, caller.userId), params.membershipId);
+  handler: async ({ deps, caller, params, ctx }) => {
+    await declineMyInvitation(
+      deps,
+      await currentUser(deps, caller.userId),
+      params.membershipId,
+      auditContextOf(caller, ctx),
+    );
     return { status: 204 };
   },
 });

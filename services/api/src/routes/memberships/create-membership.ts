@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idValue, roleInput } from '../../routing/schemas.ts';
 import { addMembership } from '../../services/memberships/invite.ts';
@@ -55,10 +56,10 @@ export const createMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     params: family.params,
     body: newMembershipBody,
     response: { status: 201, description: 'The membership', schema: membershipOutput },
-    handler: async ({ caller, deps, body, access }) => {
+    handler: async ({ caller, deps, body, access, ctx }) => {
       const member = body.email !== undefined ? { email: body.email } : { userId: body.userId! };
       const input = { ...member, role: body.role, accepted: body.accepted };
-      const membership = await addMembership(deps, access!, caller, input);
+      const membership = await addMembership(deps, access!, caller, input, auditContextOf(caller, ctx));
       return { status: 201, data: presentMembership(membership) };
     },
   }),

@@ -1,4 +1,5 @@
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { removeMembership } from '../../services/memberships/remove.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
@@ -24,9 +25,16 @@ export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     access: access(family, 'MEMBER', family.permissions.remove),
     params: family.itemParams,
     response: { status: 200, description: 'The removed membership', schema: membershipOutput },
-    handler: async ({ caller, deps, params, access }) => ({
+    handler: async ({ caller, deps, params, access, ctx }) => ({
       data: presentMembership(
-        await removeMembership(deps, access!, caller, params.membershipId, family.permissions.remove),
+        await removeMembership(
+          deps,
+          access!,
+          caller,
+          params.membershipId,
+          family.permissions.remove,
+          auditContextOf(caller, ctx),
+        ),
       ),
     }),
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { roleInput } from '../../routing/schemas.ts';
 import { changeMembership } from '../../services/memberships/change.ts';
@@ -38,8 +39,10 @@ export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     params: family.itemParams,
     body: membershipPatchBody,
     response: { status: 200, description: 'The membership', schema: membershipOutput },
-    handler: async ({ caller, deps, params, body, access }) => ({
-      data: presentMembership(await changeMembership(deps, access!, caller, params.membershipId, body)),
+    handler: async ({ caller, deps, params, body, access, ctx }) => ({
+      data: presentMembership(
+        await changeMembership(deps, access!, caller, params.membershipId, body, auditContextOf(caller, ctx)),
+      ),
     }),
   }),
 );

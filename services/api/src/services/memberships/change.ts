@@ -1,3 +1,4 @@
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   countAcceptedOwners,
   type Membership,
@@ -34,6 +35,7 @@ export async function changeMembership(
   caller: UserCaller,
   membershipId: number,
   change: MembershipChange,
+  audit: AuditContext,
 ): Promise<Membership> {
   const knex = deps.stores.db.knex;
   const parent = parentOf(access);
@@ -60,7 +62,9 @@ export async function changeMembership(
       throw new ConflictError(`The ${parent.kind} must keep at least one owner`);
     }
   }
-  const updated = await updateMembership(knex, deps.stores.tokenStore, parent, membershipId, patch);
+  const updated = await updateMembership(knex, deps.stores.tokenStore, parent, membershipId, patch, {
+    audit,
+  });
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   return updated;
 }

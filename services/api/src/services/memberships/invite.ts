@@ -1,4 +1,5 @@
 import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   createMembership,
   findMembershipByEmail,
@@ -54,6 +55,7 @@ export async function addMembership(
   access: AccessContext,
   caller: UserCaller,
   input: NewMembershipInput,
+  audit: AuditContext,
 ): Promise<Membership> {
   const parent = parentOf(access);
   // The role rules first: they depend on the caller alone, so they tell nothing about the target.
@@ -68,13 +70,18 @@ export async function addMembership(
       : await inviteeOfOrganizationTeam(deps, caller, organizationOfTeam, input);
   // Each invitation e-mails someone the caller chose: bounded per inviter, before anything is made.
   if (!invitee.accepted) await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
-  const membership = await insert(deps, {
-    parent,
-    member: invitee.member,
-    role: input.role,
-    accepted: invitee.accepted,
-    invitedByUserId: caller.userId,
-  });
+  // Its event: `membership.invited`, or `membership.added` for a team of an organization's member.
+  const membership = await insert(
+    deps,
+    {
+      parent,
+      member: invitee.member,
+      role: input.role,
+      accepted: invitee.accepted,
+      invitedByUserId: caller.userId,
+    },
+    audit,
+  );
   if (!membership.accepted) await mailInvitation(deps, parent, membership, caller);
   return membership;
 }
@@ -132,9 +139,9 @@ async function inviteeOfOrganizationTeam(
   };
 }
 
-async function insert(deps: Runtime, input: NewMembership): Promise<Membership> {
+async function insert(deps: Runtime, input: NewMembership, audit: AuditContext): Promise<Membership> {
   try {
-    return await createMembership(deps.stores.db.knex, deps.stores.tokenStore, input);
+    return await createMembership(deps.stores.db.knex, deps.stores.tokenStore, input, { audit });
   } catch (error) {
     if (error instanceof DuplicateRecordError) {
       const field = 'email' in input.member ? 'body.email' : 'body.userId';

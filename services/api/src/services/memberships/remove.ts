@@ -1,3 +1,4 @@
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   deleteMembership,
   deleteOrganizationMembership,
@@ -29,12 +30,15 @@ export async function removeMembership(
   caller: UserCaller,
   membershipId: number,
   removePermission: Permission,
+  audit: AuditContext,
 ): Promise<Membership> {
   const knex = deps.stores.db.knex;
   const parent = parentOf(access);
   const target = await getMembership(deps, access, membershipId);
   const self = target.userId === caller.userId;
   if (!self) requireAccess(access, 'ADMIN', removePermission);
+  // Leaving (one's own membership) and removing someone are told apart in the log.
+  const audited = { audit, action: self ? 'membership.left' : 'membership.removed' };
   if (parent.kind === 'organization') {
     enforce(
       checkOrgMembershipRemoval({
@@ -43,7 +47,9 @@ export async function removeMembership(
         self,
       }),
     );
-    if (!(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId))) {
+    if (
+      !(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId, audited))
+    ) {
       throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
     }
   } else {
@@ -55,7 +61,7 @@ export async function removeMembership(
         self,
       }),
     );
-    if (!(await deleteMembership(knex, deps.stores.tokenStore, parent, membershipId)))
+    if (!(await deleteMembership(knex, deps.stores.tokenStore, parent, membershipId, audited)))
       throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   }
   return target;
