@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
-import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /**
@@ -105,10 +106,37 @@ export interface NewRole {
 
 /**
  * Role writes bump `org:<organizationId>` (custom roles and their permissions are access facts of
- * the organization) after they commit.
+ * the organization) after they commit, and write their audit event (`role.created`, `.updated`,
+ * `.deleted`, `.permissions_added`, `.permissions_replaced`, `.permissions_removed`) in their
+ * transaction, with the organization set.
  */
-const bumpOrganization = (knex: Knex, versions: VersionBumper, organizationId: number | null) =>
-  bumpAfterWrite(knex, versions, organizationId === null ? [] : [accessVersionKey.org(organizationId)]);
+const bumpOrganization = (versions: VersionBumper, organizationId: number | null) =>
+  organizationId === null ? Promise.resolve(0) : versions.bumpVersion(accessVersionKey.org(organizationId));
+
+/** What an event shows of a role. */
+const roleView = (role: Role) => ({
+  name: role.name,
+  color: role.color,
+  description: role.description,
+  permissions: role.permissions,
+});
+
+async function recordRoleEvent(
+  trx: Knex,
+  audit: AuditContext | undefined,
+  action: string,
+  organizationId: number,
+  roleId: string,
+  views: { before?: unknown; after?: unknown },
+): Promise<void> {
+  await recordAuditEvent(trx, audit, {
+    action,
+    targetType: 'role',
+    targetId: roleId,
+    organizationId,
+    ...views,
+  });
+}
 
 /**
  * Creates a custom role. Duplicate name in the organization (any case):
@@ -119,9 +147,10 @@ export async function createRole(
   versions: VersionBumper,
   organizationId: number,
   input: NewRole,
+  audit?: AuditContext,
 ): Promise<Role> {
   try {
-    const id = await knex.transaction(async (trx) => {
+    return await transactionWithBumps(knex, versions, async (trx, bumper) => {
       const [row] = (await trx('roles')
         .insert({
           organization_id: organizationId,
@@ -137,10 +166,11 @@ export async function createRole(
           permissions.map((permission) => ({ role_id: row!.id, permission })),
         );
       }
-      return row!.id;
+      const role = (await findRole(trx, organizationId, row!.id))!;
+      await recordRoleEvent(trx, audit, 'role.created', organizationId, role.id, { after: roleView(role) });
+      await bumpOrganization(bumper, organizationId);
+      return role;
     });
-    await bumpOrganization(knex, versions, organizationId);
-    return (await findRole(knex, organizationId, id))!;
   } catch (error) {
     rethrowDuplicateName(error);
   }
@@ -164,30 +194,36 @@ export async function updateRole(
   organizationId: number,
   roleId: string,
   patch: RolePatch,
+  audit?: AuditContext,
 ): Promise<Role | null> {
   const changes: Record<string, unknown> = { updated_at: knex.fn.now() };
   if (patch.name !== undefined) changes['name'] = patch.name;
   if (patch.color !== undefined) changes['color'] = patch.color;
   if (patch.description !== undefined) changes['description'] = patch.description;
   try {
-    const found = await knex.transaction(async (trx) => {
-      const updated = (await trx('roles')
+    return await transactionWithBumps(knex, versions, async (trx, bumper) => {
+      const locked = await trx('roles')
         .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
-        .update(changes)
-        .returning('id')) as unknown[];
-      if (updated.length === 0) return false;
+        .forUpdate()
+        .first('id');
+      if (!locked) return null;
+      const before = (await findRole(trx, organizationId, roleId))!;
+      await trx('roles').where({ id: roleId }).update(changes);
       if (patch.permissions !== undefined) {
         await trx('role_permissions').where({ role_id: roleId }).delete();
         await insertPermissions(trx, roleId, patch.permissions);
       }
-      return true;
+      const after = (await findRole(trx, organizationId, roleId))!;
+      await recordRoleEvent(trx, audit, 'role.updated', organizationId, roleId, {
+        before: roleView(before),
+        after: roleView(after),
+      });
+      await bumpOrganization(bumper, organizationId);
+      return after;
     });
-    if (!found) return null;
   } catch (error) {
     rethrowDuplicateName(error);
   }
-  await bumpOrganization(knex, versions, organizationId);
-  return findRole(knex, organizationId, roleId);
 }
 
 /** Deletes a custom role of the organization (its memberships lose it); false when there is none. */
@@ -196,14 +232,21 @@ export async function deleteRole(
   versions: VersionBumper,
   organizationId: number,
   roleId: string,
+  audit?: AuditContext,
 ): Promise<boolean> {
-  // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
-  const rows = (await knex('roles')
-    .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
-    .delete()
-    .returning('id')) as unknown[];
-  if (rows.length > 0) await bumpOrganization(knex, versions, organizationId);
-  return rows.length > 0;
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = await findRole(trx, organizationId, roleId);
+    if (before?.type !== 'CUSTOM') return false;
+    // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
+    const rows = (await trx('roles')
+      .where({ id: roleId, organization_id: organizationId, type: 'CUSTOM' })
+      .delete()
+      .returning('id')) as unknown[];
+    if (rows.length === 0) return false;
+    await recordRoleEvent(trx, audit, 'role.deleted', organizationId, roleId, { before: roleView(before) });
+    await bumpOrganization(bumper, organizationId);
+    return true;
+  });
 }
 
 export async function listRolePermissions(knex: Knex, roleId: string): Promise<string[]> {
@@ -236,56 +279,74 @@ async function insertPermissions(trx: Knex.Transaction, roleId: string, permissi
     .ignore();
 }
 
+/**
+ * One permission change of a role under its row lock, with its event (before/after permissions)
+ * when the role belongs to an organization; returns the role's permissions afterwards.
+ */
+async function changePermissions(
+  knex: Knex,
+  versions: VersionBumper,
+  roleId: string,
+  action: string,
+  audit: AuditContext | undefined,
+  change: (trx: Knex.Transaction) => Promise<void>,
+): Promise<string[]> {
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const organizationId = await lockAndTouch(trx, roleId);
+    const before = await listRolePermissions(trx, roleId);
+    await change(trx);
+    const after = await listRolePermissions(trx, roleId);
+    if (organizationId !== null) {
+      await recordRoleEvent(trx, audit, action, organizationId, roleId, {
+        before: { permissions: before },
+        after: { permissions: after },
+      });
+    }
+    await bumpOrganization(bumper, organizationId);
+    return after;
+  });
+}
+
 /** Adds permissions (those already held are kept once); returns the role's permissions. */
-export async function addRolePermissions(
+export function addRolePermissions(
   knex: Knex,
   versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
+  audit?: AuditContext,
 ): Promise<string[]> {
-  const organizationId = await knex.transaction(async (trx) => {
-    const organizationId = await lockAndTouch(trx, roleId);
-    await insertPermissions(trx, roleId, permissions);
-    return organizationId;
-  });
-  await bumpOrganization(knex, versions, organizationId);
-  return listRolePermissions(knex, roleId);
+  return changePermissions(knex, versions, roleId, 'role.permissions_added', audit, (trx) =>
+    insertPermissions(trx, roleId, permissions),
+  );
 }
 
 /** Replaces every permission of the role; returns the new list. */
-export async function replaceRolePermissions(
+export function replaceRolePermissions(
   knex: Knex,
   versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
+  audit?: AuditContext,
 ): Promise<string[]> {
-  const organizationId = await knex.transaction(async (trx) => {
-    const organizationId = await lockAndTouch(trx, roleId);
+  return changePermissions(knex, versions, roleId, 'role.permissions_replaced', audit, async (trx) => {
     await trx('role_permissions').where({ role_id: roleId }).delete();
     await insertPermissions(trx, roleId, permissions);
-    return organizationId;
   });
-  await bumpOrganization(knex, versions, organizationId);
-  return listRolePermissions(knex, roleId);
 }
 
 /** Removes the permissions the role holds among these (others are ignored); returns what is left. */
-export async function removeRolePermissions(
+export function removeRolePermissions(
   knex: Knex,
   versions: VersionBumper,
   roleId: string,
   permissions: readonly string[],
+  audit?: AuditContext,
 ): Promise<string[]> {
-  const organizationId = await knex.transaction(async (trx) => {
-    const organizationId = await lockAndTouch(trx, roleId);
-    if (permissions.length > 0) {
-      await trx('role_permissions')
-        .where({ role_id: roleId })
-        .whereIn('permission', [...permissions])
-        .delete();
-    }
-    return organizationId;
+  return changePermissions(knex, versions, roleId, 'role.permissions_removed', audit, async (trx) => {
+    if (permissions.length === 0) return;
+    await trx('role_permissions')
+      .where({ role_id: roleId })
+      .whereIn('permission', [...permissions])
+      .delete();
   });
-  await bumpOrganization(knex, versions, organizationId);
-  return listRolePermissions(knex, roleId);
 }

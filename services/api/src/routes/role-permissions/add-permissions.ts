@@ -1,6 +1,7 @@
 import { addRolePermissions } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
@@ -16,7 +17,7 @@ export const addPermissionsRoute = defineRoute({
   params: roleParams,
   body: z.strictObject({ permissions: permissionList.min(1) }),
   response: { status: 201, description: "The role's permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, body, access }) => {
+  handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
     requireGrantable(access!, permissions);
@@ -25,6 +26,7 @@ export const addPermissionsRoute = defineRoute({
       deps.stores.tokenStore,
       params.roleId,
       permissions,
+      auditContextOf(caller, ctx),
     );
     return { status: 201, data: all };
   },

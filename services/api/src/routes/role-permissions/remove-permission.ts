@@ -1,6 +1,7 @@
 import { removeRolePermissions } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 import { requireValidPermissions } from '../../services/permissions.ts';
@@ -23,7 +24,7 @@ export const removePermissionRoute = defineRoute({
       .meta({ description: "e.g. eventType.read ('*' URL-encoded as %2A)" }),
   }),
   response: { status: 200, description: "The role's remaining permissions", schema: permissionsOutput },
-  handler: async ({ deps, params }) => {
+  handler: async ({ deps, params, caller, ctx }) => {
     const permissions = requireValidPermissions([params.permission], () => 'params.permission');
     await requireCustomRole(deps, params.orgId, params.roleId);
     const left = await removeRolePermissions(
@@ -31,6 +32,7 @@ export const removePermissionRoute = defineRoute({
       deps.stores.tokenStore,
       params.roleId,
       permissions,
+      auditContextOf(caller, ctx),
     );
     return { data: left };
   },

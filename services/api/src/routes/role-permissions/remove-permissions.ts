@@ -2,6 +2,7 @@ import { removeRolePermissions } from '@sched/db/queries/roles';
 import { BadRequestError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireValidPermissions } from '../../services/permissions.ts';
 import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
@@ -41,7 +42,7 @@ export const removePermissionsRoute = defineRoute({
   }),
   body: z.strictObject({ permissions: permissionList.min(1).optional() }).optional(),
   response: { status: 200, description: "The role's remaining permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, query, body }) => {
+  handler: async ({ deps, params, query, body, caller, ctx }) => {
     const permissions = requested(body, query.permissions);
     await requireCustomRole(deps, params.orgId, params.roleId);
     const left = await removeRolePermissions(
@@ -49,6 +50,7 @@ export const removePermissionsRoute = defineRoute({
       deps.stores.tokenStore,
       params.roleId,
       permissions,
+      auditContextOf(caller, ctx),
     );
     return { data: left };
   },

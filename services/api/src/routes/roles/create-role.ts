@@ -1,6 +1,7 @@
 import { createRole } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { color, description, GRANT_RULE, orgParams, permissionList, roleName } from './role-input.ts';
@@ -18,13 +19,16 @@ export const createRoleRoute = defineRoute({
   params: orgParams,
   body: z.strictObject({ name: roleName, color, description, permissions: permissionList.optional() }),
   response: { status: 201, description: 'The role', schema: roleOutput },
-  handler: async ({ deps, params, body, access }) => {
+  handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions ?? []);
     requireGrantable(access!, permissions);
-    const role = await createRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, {
-      ...body,
-      permissions,
-    });
+    const role = await createRole(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.orgId,
+      { ...body, permissions },
+      auditContextOf(caller, ctx),
+    );
     return { status: 201, data: presentRole(role) };
   },
 });

@@ -1,6 +1,7 @@
 import { deleteRole } from '@sched/db/queries/roles';
 import { NotFoundError } from '@sched/kit/errors';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireCustomRole, roleParams } from './role-input.ts';
 
@@ -13,9 +14,10 @@ export const deleteRoleRoute = defineRoute({
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.delete' },
   params: roleParams,
   response: { status: 200, description: 'The deleted role', schema: roleOutput },
-  handler: async ({ deps, params }) => {
+  handler: async ({ deps, params, caller, ctx }) => {
     const role = await requireCustomRole(deps, params.orgId, params.roleId);
-    if (!(await deleteRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId)))
+    const audit = auditContextOf(caller, ctx);
+    if (!(await deleteRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId, audit)))
       throw new NotFoundError('Role not found');
     return { data: presentRole(role) };
   },

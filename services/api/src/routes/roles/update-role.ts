@@ -2,6 +2,7 @@ import { updateRole } from '@sched/db/queries/roles';
 import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import {
@@ -33,15 +34,19 @@ export const updateRoleRoute = defineRoute({
     permissions: permissionList.optional(),
   }),
   response: { status: 200, description: 'The role', schema: roleOutput },
-  handler: async ({ deps, params, body, access }) => {
+  handler: async ({ deps, params, body, access, caller, ctx }) => {
     const { permissions: requested, ...fields } = body;
     const permissions = requested === undefined ? undefined : requireValidPermissions(requested);
     await requireCustomRole(deps, params.orgId, params.roleId);
     if (permissions) requireGrantable(access!, permissions);
-    const role = await updateRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId, {
-      ...fields,
-      ...(permissions ? { permissions } : {}),
-    });
+    const role = await updateRole(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      params.orgId,
+      params.roleId,
+      { ...fields, ...(permissions ? { permissions } : {}) },
+      auditContextOf(caller, ctx),
+    );
     if (!role) throw new NotFoundError('Role not found');
     return { data: presentRole(role) };
   },
