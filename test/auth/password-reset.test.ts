@@ -92,6 +92,35 @@ test('a reset sets the password, marks the address verified; the link works once
   t.is(linkHref(again.html, 'Ask for a new link'), '/auth/forgot-password');
 });
 
+test('a reset writes user.password_reset (the system acts, with the request address), never the password or the token', async (t) => {
+  const user = await insertUser(world.knex());
+  await world.knex()('users').where({ id: user.id }).update({ email_verified_at: null });
+  await askForReset(world, user.email);
+  const link = linkInMail(await nextMail(world, user.email, RESET_SUBJECT), '/auth/reset-password');
+  const refused = await completeReset(world, link, 'a brand new password', 'another password');
+  t.is(refused.status, 400);
+  t.is((await completeReset(world, link, 'a brand new password')).status, 200);
+  const answer = await world.call('GET', `/v2/admin/audit-events?targetType=user&targetId=${user.id}`, {
+    token: world.admin.apiKey,
+  });
+  t.is(answer.status, 200, JSON.stringify(answer.body));
+  const resets = answer.body.data.filter(
+    (event: { action: string }) => event.action === 'user.password_reset',
+  );
+  t.is(resets.length, 1, 'one event, none for the refused form');
+  t.like(resets[0], {
+    actor: { type: 'system', userId: null },
+    target: { type: 'user', id: String(user.id) },
+    before: { emailVerified: false },
+    after: { emailVerified: true },
+  });
+  t.truthy(resets[0].ipAddress);
+  const everything = JSON.stringify(resets[0]);
+  t.false(everything.includes('a brand new password'));
+  t.false(everything.includes(tokenOf(link)));
+  t.false(everything.includes(sha256(tokenOf(link))));
+});
+
 test('a new link voids the older ones; an expired link is refused', async (t) => {
   const user = await insertUser(world.knex());
   await askForReset(world, user.email);

@@ -1,4 +1,5 @@
 import type { Knex } from '@sched/db/connection';
+import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   completePasswordReset,
   findUsablePasswordReset,
@@ -35,7 +36,8 @@ export async function createPasswordResetLink(knex: Knex, appUrl: string, userId
   return tokenLink(appUrl, ACCOUNT_PATHS.resetPassword, token);
 }
 
-async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
+/** Writes and sends a reset e-mail to the user now (the admin console's "Send reset link"). */
+export async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
   const link = await createPasswordResetLink(deps.stores.db.knex, deps.config.appUrl, user.id);
   const subject = 'Reset your password';
   const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
@@ -100,12 +102,15 @@ export async function userOfResetLink(deps: AccountDeps, token: string): Promise
 /**
  * Uses the link: sets the password, marks the address verified, then ends every session, API key
  * and OAuth grant of the account. Null when the link is unknown, expired or used (nothing changed).
- * The password must already satisfy the sign-up rule (`password-rules.ts`).
+ * The password must already satisfy the sign-up rule (`password-rules.ts`). The `user.password_reset`
+ * event is written in the reset's transaction; `audit` names the request (its actor is the system:
+ * whoever holds the link is not signed in), none for the system alone.
  */
 export async function resetPassword(
   deps: AccountDeps,
   token: string,
   password: string,
+  audit?: AuditContext,
 ): Promise<{ userId: number; ended: EndedEverything } | null> {
   if (!TOKEN.test(token)) return null;
   const done = await completePasswordReset(
@@ -113,6 +118,8 @@ export async function resetPassword(
     deps.stores.tokenStore,
     sha256Hex(token),
     password,
+    new Date(),
+    audit,
   );
   if (!done) return null;
   return { userId: done.userId, ended: await endEverythingOf(deps, done.userId) };

@@ -119,7 +119,12 @@ export function resetPasswordAction(deps: AuthDeps) {
         }),
       );
     }
-    const done = await resetPassword(deps.runtime, token, password);
+    // The link's holder is not signed in: the system acts, with this request's id and address.
+    const done = await resetPassword(deps.runtime, token, password, {
+      actor: { kind: 'system', userId: null },
+      requestId: (ctx.state as { requestId?: string }).requestId ?? null,
+      ipAddress: ctx.ip || null,
+    });
     if (!done) return sendPage(ctx, 400, 'Link not valid', invalidResetLinkPage());
     // The session records are gone (every one of the account); drop this browser's cookie too.
     ctx.cookies.set(deps.provider.cookieName('session'), null, {

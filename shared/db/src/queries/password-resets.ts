@@ -1,6 +1,7 @@
 import { hashPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
 import type { VersionBumper } from '../versions.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { bumpUser } from './users.ts';
 
 /**
@@ -47,7 +48,9 @@ export async function findUsablePasswordReset(
 }
 
 /**
- * Uses the link and sets the user's password, marking the address verified, in one transaction.
+ * Uses the link and sets the user's password, marking the address verified, in one transaction
+ * with its `user.password_reset` event (no password, no token; the actor is whoever `audit` names,
+ * the system without one: the link's holder is not signed in).
  * Returns the user's id; null (nothing changed) when the link is unknown, expired or already used.
  */
 export async function completePasswordReset(
@@ -56,6 +59,7 @@ export async function completePasswordReset(
   tokenHash: string,
   password: string,
   now: Date = new Date(),
+  audit?: AuditContext,
 ): Promise<{ userId: number } | null> {
   if (!TOKEN_HASH.test(tokenHash)) return null;
   // Hash before the transaction: scrypt takes tens of milliseconds.
@@ -70,6 +74,9 @@ export async function completePasswordReset(
     const row = rows[0];
     if (!row) return null;
     const userId = Number(row.user_id);
+    const before = (await trx('users').where({ id: userId }).forUpdate().first('email_verified_at')) as
+      | { email_verified_at: Date | null }
+      | undefined;
     await trx('users')
       .where({ id: userId })
       .update({
@@ -79,6 +86,14 @@ export async function completePasswordReset(
       });
     // Other links of the user are worthless now.
     await trx('password_reset_tokens').where({ user_id: userId }).whereNull('consumed_at').del();
+    await recordAuditEvent(trx, audit, {
+      action: 'user.password_reset',
+      targetType: 'user',
+      targetId: userId,
+      before: { emailVerified: before?.email_verified_at != null },
+      after: { emailVerified: true },
+      details: { through: 'reset_link' },
+    });
     return { userId };
   });
   if (done) await bumpUser(knex, versions, done.userId);
