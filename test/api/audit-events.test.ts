@@ -164,3 +164,48 @@ test("organization events: its admins see them, not another organization's; memb
   const adminToken = await createTestAccessToken(system.stores, { userId: admin.id, scopes: [] });
   t.is((await call('GET', ADMIN_PATH, { token: adminToken })).status, 403);
 });
+
+test('service administration: user.created and resource servers created and deleted, with the admin key and the request; no secret', async (t) => {
+  const email = `audit-made-${Date.now()}@example.com`;
+  const made = await call('POST', '/v2/admin/users', {
+    token: admin.apiKey,
+    body: { email, password: 'a long enough password', name: 'Made By Admin' },
+    headers: { 'x-request-id': 'audit-admin-user' },
+  });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const userId = made.body.data.user.id as number;
+  const [created] = await events(`targetType=user&targetId=${userId}&action=user.created`);
+  t.like(created, {
+    actor: { type: 'api_key', userId: admin.id },
+    target: { type: 'user', id: String(userId) },
+    requestId: 'audit-admin-user',
+    before: null,
+    after: { emailVerified: true, hasPassword: true },
+  });
+  const text = JSON.stringify(created);
+  t.false(text.includes(email), 'no address');
+  t.false(text.includes('a long enough password'));
+  const [key] = await events(`actor=${admin.id}&action=api_key.created&take=1`);
+  t.like(key, { after: { userId }, requestId: 'audit-admin-user' });
+
+  const server = await call('POST', '/v2/admin/resource-servers', {
+    token: admin.apiKey,
+    body: { name: 'Audited API' },
+    headers: { 'x-request-id': 'audit-resource-server' },
+  });
+  t.is(server.status, 201, JSON.stringify(server.body));
+  const serverId = String(server.body.data.id);
+  t.is((await call('DELETE', `/v2/admin/resource-servers/${serverId}`, { token: admin.apiKey })).status, 204);
+  const list = await events(`targetType=resource_server&targetId=${serverId}`);
+  t.deepEqual(
+    list.map((event) => event.action),
+    ['resource_server.deleted', 'resource_server.created'],
+  );
+  t.like(list[1], {
+    actor: { type: 'api_key', userId: admin.id, apiKeyId: await apiKeyIdOf(admin.id) },
+    requestId: 'audit-resource-server',
+    after: { name: 'Audited API' },
+  });
+  t.truthy(list[0]!.ipAddress);
+  t.false(JSON.stringify(list).includes(server.body.data.secret));
+});

@@ -1,7 +1,8 @@
-import { insertAuditEntry } from '@sched/db/queries/audit-log';
+import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import { createResourceServer } from '@sched/db/queries/resource-servers';
 import { z } from 'zod';
 import { presentResourceServer, resourceServerOutput } from '../../presenters/resource-server.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 
 /**
@@ -30,7 +31,7 @@ export const createResourceServerRoute = defineRoute({
     description: 'The resource server and its secret (shown once)',
     schema: resourceServerOutput.extend({ secret: z.string() }),
   },
-  handler: async ({ deps, body, caller }) => {
+  handler: async ({ deps, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;
     const { server, secret } = await knex.transaction(async (trx) => {
       const made = await createResourceServer(trx, {
@@ -38,12 +39,11 @@ export const createResourceServerRoute = defineRoute({
         description: body.description || null,
         createdByUserId: caller.userId,
       });
-      await insertAuditEntry(trx, {
-        actorUserId: caller.userId,
+      await recordAuditEvent(trx, auditContextOf(caller, ctx), {
         action: 'resource_server.created',
-        subjectType: 'resource_server',
-        subjectId: made.server.id,
-        details: { name: made.server.name },
+        targetType: 'resource_server',
+        targetId: made.server.id,
+        after: { name: made.server.name, description: made.server.description },
       });
       return made;
     });

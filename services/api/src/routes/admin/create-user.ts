@@ -1,7 +1,9 @@
 import { createApiKey } from '@sched/db/queries/api-keys';
+import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import { createUser, WEEKDAYS } from '@sched/db/queries/users';
 import { z } from 'zod';
 import { presentUser, userOutput } from '../../presenters/user.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { LOCALES, timeZoneInput, usernameInput } from '../../routing/user-fields.ts';
 
@@ -27,14 +29,24 @@ export const createUserRoute = defineRoute({
     description: 'The user and their API key',
     schema: z.object({ user: userOutput, apiKey: z.string() }),
   },
-  handler: async ({ deps, body }) => {
-    const knex = deps.stores.db.knex;
-    const user = await createUser(knex, {
-      ...body,
-      emailVerifiedAt: new Date(),
-      onboardingStep: 'complete',
+  handler: async ({ deps, body, caller, ctx }) => {
+    const audit = auditContextOf(caller, ctx);
+    // The account, its event (no address, name or password) and its first key: one transaction.
+    const { user, key } = await deps.stores.db.knex.transaction(async (trx) => {
+      const user = await createUser(trx, {
+        ...body,
+        emailVerifiedAt: new Date(),
+        onboardingStep: 'complete',
+      });
+      await recordAuditEvent(trx, audit, {
+        action: 'user.created',
+        targetType: 'user',
+        targetId: user.id,
+        after: { emailVerified: true, hasPassword: body.password !== undefined, serviceAdmin: false },
+        details: { through: 'admin_api' },
+      });
+      return { user, key: await createApiKey(trx, user.id, audit) };
     });
-    const key = await createApiKey(knex, user.id);
     return { status: 201, data: { user: presentUser(user), apiKey: key.plain } };
   },
 });

@@ -1,7 +1,8 @@
-import { insertAuditEntry } from '@sched/db/queries/audit-log';
+import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import { deleteResourceServer } from '@sched/db/queries/resource-servers';
 import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 
 export const deleteResourceServerRoute = defineRoute({
@@ -12,14 +13,13 @@ export const deleteResourceServerRoute = defineRoute({
   auth: 'admin',
   params: z.strictObject({ id: z.string().max(100) }),
   response: { status: 204, description: 'Deleted' },
-  handler: async ({ deps, params, caller }) => {
+  handler: async ({ deps, params, caller, ctx }) => {
     const deleted = await deps.stores.db.knex.transaction(async (trx) => {
       if (!(await deleteResourceServer(trx, params.id))) return false;
-      await insertAuditEntry(trx, {
-        actorUserId: caller.userId,
+      await recordAuditEvent(trx, auditContextOf(caller, ctx), {
         action: 'resource_server.deleted',
-        subjectType: 'resource_server',
-        subjectId: params.id,
+        targetType: 'resource_server',
+        targetId: params.id,
       });
       return true;
     });
