@@ -51,6 +51,10 @@ export const PATHS = {
   settingsClients: '/auth/settings/developer/oauth-clients',
   /** Service administrators' review queue of OAuth clients (src/admin/). */
   adminClients: '/auth/admin/oauth-clients',
+  /** The admin console (src/admin/console.ts): users, every OAuth client, the audit log. */
+  adminUsers: '/auth/admin/users',
+  adminAllClients: '/auth/admin/clients',
+  adminAudit: '/auth/admin/audit',
 } as const;
 
 export type InteractionStep = 'signin' | 'signup' | 'consent' | 'profile' | 'calendar';

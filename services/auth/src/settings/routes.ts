@@ -1,4 +1,14 @@
 import Router from '@koa/router';
+import {
+  adminPage,
+  auditList,
+  clientDetail,
+  clientsList,
+  suspendAction,
+  userAction,
+  userDetail,
+  usersList,
+} from '../admin/console.ts';
 import { approveAction, rejectAction, reviewQueue } from '../admin/review.ts';
 import type { AuthDeps } from '../deps.ts';
 import { PATHS } from '../paths.ts';
@@ -76,5 +86,14 @@ export function settingsRoutes(deps: AuthDeps): Router {
   router.get(PATHS.adminClients, reviewQueue(deps));
   router.post(`${PATHS.adminClients}/:clientId/approve`, approveAction(deps));
   router.post(`${PATHS.adminClients}/:clientId/reject`, rejectAction(deps));
+  const admin = (handler: Parameters<typeof adminPage>[1]) => adminPage(deps, handler);
+  router.get(PATHS.adminUsers, admin(usersList));
+  router.get(`${PATHS.adminUsers}/:userId`, admin(userDetail));
+  for (const action of ['disable', 'enable', 'reset-link', 'grant-admin', 'remove-admin'] as const)
+    router.post(`${PATHS.adminUsers}/:userId/${action}`, admin(userAction(action)));
+  router.get(PATHS.adminAllClients, admin(clientsList));
+  router.get(`${PATHS.adminAllClients}/:clientId`, admin(clientDetail));
+  router.post(`${PATHS.adminAllClients}/:clientId/suspend`, admin(suspendAction));
+  router.get(PATHS.adminAudit, admin(auditList));
   return router;
 }

@@ -13,7 +13,8 @@ export type Section =
   | 'api-keys'
   | 'connected-apps'
   | 'clients'
-  | 'review';
+  | 'review'
+  | 'admin';
 
 export interface ShellView {
   signedIn: SignedIn;
@@ -36,6 +37,7 @@ ${tab('api-keys', PATHS.settingsApiKeys, 'API keys')}
 ${tab('connected-apps', PATHS.settingsConnectedApps, 'Connected apps')}
 ${tab('clients', PATHS.settingsClients, 'OAuth clients')}
 ${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}
+${actor.serviceAdmin ? tab('admin', PATHS.adminUsers, 'Admin console') : ''}
 </nav>
 <form method="post" action="${PATHS.settingsSignOut}" class="signout">
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
