@@ -45,6 +45,11 @@ test('users: search, disable (sign-in and API key refused at once), enable, rese
 
   const view = page(await browser.open(`${USERS}/${target.id}`));
   t.is(view.status, 200);
+  // The console's navigation, also on the review queue; the settings pages link to the console.
+  for (const html of [view.html, page(await browser.open(ADMIN)).html]) {
+    for (const path of [USERS, CLIENTS, ADMIN, AUDIT]) t.true(html.includes(`href="${path}"`), path);
+  }
+  t.true(page(await browser.open('/auth/settings')).html.includes(`href="${USERS}"`));
   t.true(text(view.html).includes(target.email));
   t.regex(text(view.html), /Disabled No/);
 

@@ -115,7 +115,7 @@ ${alert('error', view.error)}
 <div class="kv"><dt>Created</dt><dd>${formatDate(user.createdAt)}</dd></div>
 </dl>
 <h2>Actions</h2>
-<div class="review-actions">
+<div class="admin-actions">
 ${
   user.disabledAt
     ? actionForm(adminUserPath(user.id, 'enable'), csrf, 'Enable account', 'primary')
@@ -218,7 +218,7 @@ ${failed ? html`<span class="field-error" id="reason-error">${failed.message}</s
 <button type="submit" class="danger">Suspend</button>
 </form>`
     : client.reviewStatus === 'PENDING'
-      ? html`<h2>Review</h2><div class="review-actions">${actionForm(`${PATHS.adminClients}/${encodeURIComponent(client.id)}/approve`, csrf, 'Approve', 'primary')}</div>
+      ? html`<h2>Review</h2><div class="admin-actions">${actionForm(`${PATHS.adminClients}/${encodeURIComponent(client.id)}/approve`, csrf, 'Approve', 'primary')}</div>
 <p class="hint">Rejecting (with a reason for the owner) is on the <a href="${PATHS.adminClients}">review queue</a>.</p>`
       : ''
 }
@@ -273,8 +273,10 @@ ${
     ? html`<div class="empty"><p><strong>No events.</strong></p></div>`
     : html`<table class="table audit-table"><thead><tr><th scope="col">Time (UTC)</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead><tbody>
 ${view.events.map(
-  (event) => html`<tr><td class="mono">${event.createdAt.toISOString().replace('T', ' ').slice(0, 19)}</td>
-<td class="mono">${event.action}</td><td>${actorLabel(event)}</td>
+  (
+    event,
+  ) => html`<tr><td class="mono nowrap">${event.createdAt.toISOString().replace('T', ' ').slice(0, 19)}</td>
+<td class="mono nowrap">${event.action}</td><td>${actorLabel(event)}</td>
 <td class="mono">${event.targetType}${event.targetId === null ? '' : ` ${event.targetId}`}</td>
 <td class="mono audit-details">${[jsonOf(event.details) === '{}' ? '' : jsonOf(event.details), event.before != null ? ` before ${jsonOf(event.before)}` : '', event.after != null ? ` after ${jsonOf(event.after)}` : '']}</td></tr>`,
 )}

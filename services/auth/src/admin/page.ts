@@ -4,6 +4,7 @@ import { describeScope } from '@sched/policy/scope-descriptions';
 import { CSRF_FIELD } from '../http/csrf.ts';
 import { html, type SafeHtml } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
+import { adminNav } from './console-pages.ts';
 import { ownerLabel } from '../settings/pages/client-list.ts';
 import { pager } from '../settings/pages/pager.ts';
 import { alert, formatDate, statusBadge } from '../settings/pages/shell.ts';
@@ -66,7 +67,8 @@ ${failed ? html`<span class="field-error" id="${reasonId}-error">${failed.messag
 }
 
 export function reviewPage(view: ReviewView): SafeHtml {
-  return html`<div class="page-head"><div><h1>Client review</h1>
+  return html`${adminNav('review')}
+<div class="page-head"><div><h1>Client review</h1>
 <p class="lead">New and changed OAuth clients wait here, oldest first. Approving lets people authorize them; the owner is e-mailed either way.</p></div></div>
 ${alert('ok', view.notice)}
 ${alert('error', view.error)}

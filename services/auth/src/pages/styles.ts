@@ -205,6 +205,12 @@ body.settings .brand { margin-bottom: 16px; }
 }
 .tabs a:hover { color: var(--text); text-decoration: none; }
 .tabs a.current { color: var(--text); border-bottom-color: var(--brand); }
+.admin-nav { border-bottom: 1px solid var(--border); margin: -12px 0 20px; }
+.audit-details { font-size: 12px; word-break: break-word; }
+.audit-table td.nowrap { white-space: nowrap; word-break: normal; }
+.admin-actions { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin: 12px 0 16px; }
+.admin-actions form { margin: 0; }
+.kvs + h2 { margin-top: 24px; }
 .signout { display: flex; align-items: center; gap: 10px; font-size: 14px; padding-bottom: 6px; }
 .signout .who { color: var(--muted); }
 .page-head { display: flex; justify-content: space-between; align-items: flex-start; gap: 16px; margin-bottom: 8px; }
