@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store/types';
 
 /**
@@ -54,11 +61,14 @@ const TAG_BYTES = 16;
 export class RefreshWindow {
   /** Seconds; 0 = off (today's behaviour: every reuse is refused and revokes the grant). */
   readonly seconds: number;
-  readonly #keys: Buffer[];
+  /** Key objects made once: a raw key given to createCipheriv is imported again on every call. */
+  readonly #keys: KeyObject[];
 
   constructor(seconds: number, cookieKeys: readonly string[]) {
     this.seconds = seconds;
-    this.#keys = cookieKeys.map((key) => Buffer.from(hkdfSync('sha256', key, SALT, INFO, 32)));
+    this.#keys = cookieKeys.map((key) =>
+      createSecretKey(Buffer.from(hkdfSync('sha256', key, SALT, INFO, 32))),
+    );
     if (seconds > 0 && this.#keys.length === 0) throw new Error('the refresh retry window needs COOKIE_KEYS');
   }
 
