@@ -6,8 +6,8 @@ import {
   insertPasswordResetToken,
 } from '@sched/db/queries/password-resets';
 import { findUserByEmail, findUserById, type User } from '@sched/db/queries/users';
-import { escapeHtml, htmlDocument } from '@sched/kit/mail-html';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
+import { linkMessage } from './link-mail.ts';
 import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
 import type { AccountDeps } from './deps.ts';
 import { type EndedEverything, endEverythingOf } from './end-everything.ts';
@@ -39,33 +39,18 @@ export async function createPasswordResetLink(knex: Knex, appUrl: string, userId
 /** Writes and sends a reset e-mail to the user now (the admin console's "Send reset link"). */
 export async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
   const link = await createPasswordResetLink(deps.stores.db.knex, deps.config.appUrl, user.id);
-  const subject = 'Reset your password';
-  const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
-  await sendThroughOutbox(deps, {
-    to: user.email,
-    subject,
-    text: [
-      greeting,
-      '',
-      'Someone (hopefully you) asked to reset the password of the Scheduling account of this address.',
-      'Choose a new password here:',
-      '',
+  await sendThroughOutbox(
+    deps,
+    linkMessage(user, {
+      subject: 'Reset your password',
+      intro:
+        'Someone (hopefully you) asked to reset the password of the Scheduling account of this address. Choose a new password here:',
+      action: 'Choose a new password',
       link,
-      '',
-      'The link works once, for 30 minutes. Resetting signs the account out everywhere and revokes its',
-      'API keys and app authorizations. If you did not ask for this, ignore this message.',
-    ].join('\n'),
-    html: htmlDocument(
-      subject,
-      [
-        `<p>${escapeHtml(greeting)}</p>`,
-        '<p>Someone (hopefully you) asked to reset the password of the Scheduling account of this address.</p>',
-        `<p><a href="${escapeHtml(link)}">Choose a new password</a></p>`,
-        `<p>Or paste this link into your browser:<br>${escapeHtml(link)}</p>`,
-        '<p>The link works once, for 30 minutes. Resetting signs the account out everywhere and revokes its API keys and app authorizations. If you did not ask for this, ignore this message.</p>',
-      ].join('\n'),
-    ),
-  });
+      fineprint:
+        'The link works once, for 30 minutes. Resetting signs the account out everywhere and revokes its API keys and app authorizations. If you did not ask for this, ignore this message.',
+    }),
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import { insertEmailVerificationToken } from '@sched/db/queries/email-verification-tokens';
 import type { User } from '@sched/db/queries/users';
 import { ConflictError, ForbiddenError } from '@sched/kit/errors';
-import { escapeHtml, htmlDocument } from '@sched/kit/mail-html';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
+import { linkMessage } from './link-mail.ts';
 import { sendThroughOutbox } from '@sched/runtime/mail-delivery';
 import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { AccountDeps } from './deps.ts';
@@ -30,31 +30,16 @@ export async function sendVerificationEmail(deps: AccountDeps, user: User): Prom
     expiresAt: new Date(Date.now() + EMAIL_VERIFICATION_TTL_SECONDS * 1000),
   });
   const link = tokenLink(deps.config.appUrl, ACCOUNT_PATHS.verifyEmail, token);
-  const greeting = user.name ? `Hi ${user.name},` : 'Hi,';
-  const subject = 'Verify your email address';
-  await sendThroughOutbox(deps, {
-    to: user.email,
-    subject,
-    text: [
-      greeting,
-      '',
-      'Confirm the email address of your Scheduling account by opening this link:',
-      '',
+  await sendThroughOutbox(
+    deps,
+    linkMessage(user, {
+      subject: 'Verify your email address',
+      intro: 'Confirm the email address of your Scheduling account by opening this link:',
+      action: 'Verify my email address',
       link,
-      '',
-      'The link works once, for 24 hours. If you did not create an account, ignore this message.',
-    ].join('\n'),
-    html: htmlDocument(
-      subject,
-      [
-        `<p>${escapeHtml(greeting)}</p>`,
-        '<p>Confirm the email address of your Scheduling account:</p>',
-        `<p><a href="${escapeHtml(link)}">Verify my email address</a></p>`,
-        `<p>Or paste this link into your browser:<br>${escapeHtml(link)}</p>`,
-        '<p>The link works once, for 24 hours. If you did not create an account, ignore this message.</p>',
-      ].join('\n'),
-    ),
-  });
+      fineprint: 'The link works once, for 24 hours. If you did not create an account, ignore this message.',
+    }),
+  );
 }
 
 /**
