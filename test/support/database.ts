@@ -18,6 +18,8 @@ function withDatabaseName(url: string, name: string): string {
   return parsed.toString();
 }
 
+export const TEST_CONNECT_TIMEOUT_MS = 15_000;
+
 /**
  * A fresh, uniquely named Postgres database when DATABASE_URL is set, else an in-memory PGlite.
  * Migrated unless told otherwise. Call drop() in test.after.always.
@@ -46,7 +48,9 @@ export async function createTestDatabase(
     }
   }
   const url = withDatabaseName(adminUrl, name);
-  const db = await openDatabase({ url });
+  // Dozens of test files create, migrate and use databases at once: opening a connection can
+  // take seconds then, which is load, not an outage.
+  const db = await openDatabase({ url, connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS });
   if (options.migrate !== false) await migrateLatest(db.knex);
   return {
     db,

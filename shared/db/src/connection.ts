@@ -41,6 +41,11 @@ export interface OpenDatabaseOptions {
   /** PGlite data folder; ignored for Postgres. `memory://` keeps it in memory (tests). */
   pgliteDir?: string | undefined;
   poolMax?: number;
+  /**
+   * How long opening a Postgres connection may take (default CONNECT_TIMEOUT_MS). Tests, which
+   * open dozens of databases at once on a loaded machine, give more.
+   */
+  connectTimeoutMs?: number;
   /** Where knex's own messages go; by default they are dropped (errors reach callers anyway). */
   log?: { warn(message: string): void; debug(message: string): void };
 }
@@ -67,7 +72,12 @@ function knexLog(log: OpenDatabaseOptions['log']) {
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url
-    ? openPostgres(options.url, options.poolMax ?? 10, options.log)
+    ? openPostgres(
+        options.url,
+        options.poolMax ?? 10,
+        options.log,
+        options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+      )
     : openPglite(options.pgliteDir ?? 'memory://', options.log);
 }
 
@@ -75,12 +85,13 @@ async function openPostgres(
   url: string,
   poolMax: number,
   log: OpenDatabaseOptions['log'],
+  connectTimeoutMs: number,
 ): Promise<Database> {
   const knex = knexFactory({
     client: 'pg',
     connection: {
       connectionString: url,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: connectTimeoutMs,
       application_name: 'sched-oauth',
     },
     pool: { min: 0, max: poolMax },

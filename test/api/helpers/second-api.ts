@@ -7,6 +7,7 @@ import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { TestFn } from 'ava';
 import { apiRuntime, serveApiApp } from '../../support/api-app.ts';
+import { TEST_CONNECT_TIMEOUT_MS } from '../../support/database.ts';
 import { setUpForFile } from '../../support/read-through.ts';
 import type { TestSystem } from '../../support/system.ts';
 
@@ -27,7 +28,7 @@ export interface SecondApi {
  */
 export async function startSecondApi(system: TestSystem): Promise<SecondApi> {
   const ownDb: Database | undefined = system.database.url
-    ? await openDatabase({ url: system.database.url })
+    ? await openDatabase({ url: system.database.url, connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS })
     : undefined;
   const db = ownDb ?? system.stores.db;
   // The production client (openRedis: its options and one socket write per event-loop turn).
