@@ -10,54 +10,14 @@ import {
   userCodeIndexKey,
   versionKey,
 } from '@sched/db/token-store/keys';
-import { createRedisTokenStore } from '@sched/db/token-store/redis';
-import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
 import test, { type ExecutionContext } from 'ava';
-import type { Redis } from 'ioredis';
-import type { Knex } from 'knex';
-import { createTestDatabase, databaseBackends } from '../support/database.ts';
-import { createTestRedis } from '../support/redis.ts';
+import { type TokenStoreHarness, tokenStoreBackends } from '../support/token-stores.ts';
 
 // One contract, three stores: Redis (REDIS_URL), Postgres (DATABASE_URL) and PGlite (always).
 
-interface Harness {
-  store: TokenStore;
-  /** Direct access to what the store wrote, to prove the documented layout. */
-  redis?: { client: Redis; prefix: string };
-  knex?: Knex;
-  drop(): Promise<void>;
-}
-
-type Backend = { name: string; open: () => Promise<Harness> };
-
-const backends: Backend[] = [];
-if (process.env.REDIS_URL) {
-  backends.push({
-    name: 'redis',
-    open: async () => {
-      const redis = (await createTestRedis())!;
-      return {
-        store: createRedisTokenStore({ redis: redis.redis, prefix: redis.prefix }),
-        redis: { client: redis.redis, prefix: redis.prefix },
-        drop: () => redis.drop(),
-      };
-    },
-  });
-}
-for (const backend of databaseBackends()) {
-  backends.push({
-    name: backend,
-    open: async () => {
-      const database = await createTestDatabase({ backend });
-      return {
-        store: createSqlTokenStore({ knex: database.db.knex }),
-        knex: database.db.knex,
-        drop: () => database.drop(),
-      };
-    },
-  });
-}
+type Harness = TokenStoreHarness;
+const backends = tokenStoreBackends();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const unique = (label: string) => `${label}-${randomUUID()}`;
