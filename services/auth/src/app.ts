@@ -30,6 +30,18 @@ export function isAuthPath(path: string): boolean {
   return path === '/' || AUTH_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
+/**
+ * The browser pages' routers (landing page and everything under /auth/) run only for those paths:
+ * @koa/router tests each of its routes against every request, which the token, revocation and
+ * introspection endpoints (under /v2/auth/oauth2/) and the discovery documents need not pay for.
+ */
+function pagesOnly<M extends (ctx: never, next: Next) => unknown>(routes: M) {
+  return function pagesOnlyMiddleware(ctx: Context, next: Next) {
+    const path = ctx.path;
+    return path === '/' || path.startsWith('/auth/') ? routes(ctx as never, next) : next();
+  };
+}
+
 /** Only the routes we serve reach oidc-provider (no logout, registration, ...). */
 function onlyOurProviderRoutes() {
   return async function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
@@ -67,9 +79,9 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(renderErrors(issuer));
   provider.use(rejectUnfitTarget());
   provider.use(renderEmbedErrors());
-  provider.use(pages.routes());
-  provider.use(settingsRoutes(deps).routes());
-  provider.use(embedRoutes(deps).routes());
+  provider.use(pagesOnly(pages.routes()));
+  provider.use(pagesOnly(settingsRoutes(deps).routes()));
+  provider.use(pagesOnly(embedRoutes(deps).routes()));
   provider.use(embedRequests(deps));
   provider.use(introspectionEndpoint(deps));
   provider.use(onlyOurProviderRoutes());

@@ -4,7 +4,7 @@ import {
   createSecretKey,
   hkdfSync,
   type KeyObject,
-  randomBytes,
+  randomFillSync,
 } from 'node:crypto';
 import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store/types';
 
@@ -57,12 +57,32 @@ const SALT = 'sched:auth:refresh-retry-window';
 const INFO = 'aes-256-gcm answer key';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+/** IVs drawn per call to the random source: one draw per this many answers instead of one each. */
+const IVS_PER_DRAW = 256;
+
+/** Random 96-bit IVs, drawn from the CSPRNG in batches (each IV is still used once). */
+class IvSource {
+  #pool = Buffer.alloc(0);
+  #offset = 0;
+
+  next(): Buffer {
+    if (this.#offset + IV_BYTES > this.#pool.length) {
+      // A fresh buffer, not a refill: IVs handed out earlier may still be referenced.
+      this.#pool = randomFillSync(Buffer.allocUnsafe(IV_BYTES * IVS_PER_DRAW));
+      this.#offset = 0;
+    }
+    const iv = this.#pool.subarray(this.#offset, this.#offset + IV_BYTES);
+    this.#offset += IV_BYTES;
+    return iv;
+  }
+}
 
 export class RefreshWindow {
   /** Seconds; 0 = off (today's behaviour: every reuse is refused and revokes the grant). */
   readonly seconds: number;
   /** Key objects made once: a raw key given to createCipheriv is imported again on every call. */
   readonly #keys: KeyObject[];
+  readonly #ivs = new IvSource();
 
   constructor(seconds: number, cookieKeys: readonly string[]) {
     this.seconds = seconds;
@@ -83,7 +103,7 @@ export class RefreshWindow {
 
   /** The record keeping `answer`, sealed, for the window: written with the token's consumption. */
   keep(refreshToken: string, clientId: string, answer: TokenAnswer): RecordWrite {
-    const iv = randomBytes(IV_BYTES);
+    const iv = this.#ivs.next();
     const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
     cipher.setAAD(additionalData(refreshToken, clientId));
     const plain = JSON.stringify({ answer, at: Date.now() } satisfies Sealed);
