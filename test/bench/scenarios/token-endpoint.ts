@@ -10,6 +10,7 @@ import { startTestSystem } from '../../support/system.ts';
 import { choosePinning } from '../load.ts';
 import { type Measurement, printRatio, printTable } from '../measure.ts';
 import { startPrivateRedis } from '../private-redis.ts';
+import { type Chain, type Clock, failures, rotatingRefreshRequests } from '../refresh-load.ts';
 import { insertClient, insertUser } from '../../support/factories.ts';
 
 /**
@@ -40,61 +41,6 @@ const ROUND_REQUESTS = 6_000;
  * its rate limit (1,200 a minute) for the whole run.
  */
 const WARMUP_REQUESTS = 16_000;
-
-/** Bodies of unexpected answers (printed after the run), so a broken chain is explained. */
-const failures = new Map<string, number>();
-
-interface Chain {
-  clientId: string;
-  secret: string;
-  refreshToken: string;
-}
-
-/** When the round's answers arrived: autocannon's own timing only resolves whole seconds. */
-interface Clock {
-  started: number;
-  lastAnswer: number;
-  answers: number;
-}
-
-/** autocannon request hooks that rotate refresh tokens through `pool`. */
-function rotatingRefreshRequests(pool: Chain[], path: string, clock: Clock): autocannon.Request[] {
-  return [
-    {
-      method: 'POST',
-      path,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      setupRequest(request, context) {
-        const chain = pool.shift();
-        if (!chain) throw new Error('refresh token pool ran dry');
-        (context as { chain?: Chain }).chain = chain;
-        return {
-          ...request,
-          body: new URLSearchParams({
-            grant_type: 'refresh_token',
-            client_id: chain.clientId,
-            client_secret: chain.secret,
-            refresh_token: chain.refreshToken,
-          }).toString(),
-        };
-      },
-      onResponse(status, body, context) {
-        clock.answers++;
-        clock.lastAnswer = performance.now();
-        const chain = (context as { chain?: Chain }).chain;
-        if (!chain) return;
-        if (status === 200) {
-          const parsed = JSON.parse(body) as { refresh_token: string };
-          pool.push({ ...chain, refreshToken: parsed.refresh_token });
-        } else if (status === 429) {
-          pool.push(chain); // refused before use: try again later
-        } else {
-          failures.set(body, (failures.get(body) ?? 0) + 1);
-        }
-      },
-    },
-  ];
-}
 
 interface Target {
   label: string;
