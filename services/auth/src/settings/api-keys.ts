@@ -9,7 +9,7 @@ import { PATHS } from '../paths.ts';
 import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
-import { keepForReveal, takeReveal } from './reveal.ts';
+import { keepForReveal, takeReveal } from '../web/reveal.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**

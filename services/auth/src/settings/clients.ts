@@ -17,7 +17,7 @@ import { type ClientFormValues, type ClientFormView, clientForm, EMPTY_FORM } fr
 import { clientListPage, clientPath } from './pages/client-list.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
 import { pageOf, pageSlice } from '../web/paging.ts';
-import { takeReveal, keepForReveal } from './reveal.ts';
+import { takeReveal, keepForReveal } from '../web/reveal.ts';
 import { clientIdOf, organizationsOf, ownerLabel } from '../web/clients.ts';
 import type { SignedIn } from '../web/session.ts';
 import type { SignedInHandler } from '../web/signed-in.ts';

@@ -8,7 +8,7 @@ import { clientIdOf } from '../web/clients.ts';
 import { isShownOnPage, renderDetail } from './clients.ts';
 import { readForm, userPurpose } from '../web/forms.ts';
 import { clientPath } from './pages/client-list.ts';
-import { keepForReveal } from './reveal.ts';
+import { keepForReveal } from '../web/reveal.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**
