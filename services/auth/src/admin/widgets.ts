@@ -1,5 +1,5 @@
 import { CSRF_FIELD } from '../http/csrf.ts';
-import { html } from '../pages/html.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
 import { type Page, pageQueryString } from '../web/paging.ts';
 
 /** Pieces several console pages use. */
@@ -31,3 +31,21 @@ export const actionForm = (
   html`<form method="post" action="${path}"><input type="hidden" name="${CSRF_FIELD}" value="${csrf}"><button type="submit" class="${kind}">${label}</button></form>`;
 
 export const yesNo = (value: boolean) => (value ? 'Yes' : 'No');
+
+/** A labelled text input of a console form, with its error (from a 400 or 409 re-render) beside it. */
+export function inputField(field: {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  max: number;
+  type?: 'text' | 'email';
+  error?: string | undefined;
+  hint?: string | undefined;
+}): SafeHtml {
+  const errorId = `${field.id}-error`;
+  return html`<div class="field"><label for="${field.id}">${field.label}</label>
+<input type="${field.type ?? 'text'}" id="${field.id}" name="${field.name}" value="${field.value}" maxlength="${field.max}" required${field.error ? html` aria-invalid="true" aria-describedby="${errorId}"` : ''}>
+${field.error ? html`<span class="field-error" id="${errorId}">${field.error}</span>` : ''}
+${field.hint ? html`<span class="hint">${field.hint}</span>` : ''}</div>`;
+}
