@@ -8,7 +8,8 @@ import { ROOT } from '../support/process.ts';
  * The import structure (docs/conventions.md, "Parts"): the two services never import each other,
  * shared libraries never import a service, the policy package imports nothing of ours, and the
  * resource API's top-level folders import each other without circles (routing/ is the request
- * contract; auth/ and pipeline/ build on it).
+ * contract; auth/ and pipeline/ build on it); in the authorization server, the settings pages and
+ * the admin console both build on web/ and never on each other.
  */
 
 interface Import {
@@ -133,6 +134,24 @@ test("the resource API's folders import each other without circles (routing neve
     /(^|\/)auth\//.test(specifier),
   );
   t.deepEqual(routingImportsAuth, []);
+});
+
+/** Imports from `from` (a folder of the auth service's src/) into any of `into`. */
+function authFolderImports(from: string, into: readonly string[]): string[] {
+  const base = resolve(ROOT, 'services/auth/src');
+  return importsOf(`services/auth/src/${from}`)
+    .filter(({ file, specifier }) => {
+      if (!specifier.startsWith('.')) return false;
+      const [top] = relative(base, resolve(ROOT, dirname(file), specifier)).split(sep);
+      return into.includes(top!);
+    })
+    .map(({ file, specifier }) => `${file} imports ${specifier}`);
+}
+
+test('the settings pages and the admin console never import each other; what both use is in web/, which imports neither', (t) => {
+  t.deepEqual(authFolderImports('settings', ['admin']), []);
+  t.deepEqual(authFolderImports('admin', ['settings']), []);
+  t.deepEqual(authFolderImports('web', ['admin', 'settings']), []);
 });
 
 test('the checker sees a circle when there is one', (t) => {

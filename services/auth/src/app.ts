@@ -12,6 +12,7 @@ import { discoveryDocument, isBearerEndpoint, isProviderRoute, jwksEndpoint } fr
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
+import { adminRoutes } from './admin/routes.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
 import { renderEmbedErrors } from './embed/render-errors.ts';
 import { embedRoutes } from './embed/routes.ts';
@@ -81,6 +82,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(renderEmbedErrors());
   provider.use(pagesOnly(pages.routes()));
   provider.use(pagesOnly(settingsRoutes(deps).routes()));
+  provider.use(pagesOnly(adminRoutes(deps).routes()));
   provider.use(pagesOnly(embedRoutes(deps).routes()));
   provider.use(embedRequests(deps));
   provider.use(introspectionEndpoint(deps));

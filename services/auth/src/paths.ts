@@ -51,9 +51,11 @@ export const PATHS = {
   settingsClients: '/auth/settings/developer/oauth-clients',
   /** Service administrators' review queue of OAuth clients (src/admin/). */
   adminClients: '/auth/admin/oauth-clients',
-  /** The admin console (src/admin/console.ts): users, every OAuth client, the audit log. */
+  /** The admin console (src/admin/, one file per section): users, organizations, every OAuth client, resource servers, the audit log. */
   adminUsers: '/auth/admin/users',
+  adminOrganizations: '/auth/admin/organizations',
   adminAllClients: '/auth/admin/clients',
+  adminResourceServers: '/auth/admin/resource-servers',
   adminAudit: '/auth/admin/audit',
 } as const;
 

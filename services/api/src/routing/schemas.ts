@@ -38,12 +38,8 @@ export const roleInput = z
 /** Trimmed, non-empty, bounded text. */
 export const text = (max: number) => z.string().trim().min(1).max(max);
 
-/** A URL-style slug. */
-export const slug = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(/^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/, 'letters and digits, words separated by single dashes');
+/** A URL-style slug (shared with the admin console). */
+export { slug } from '@sched/policy/slugs';
 
 /** Slug from a name: "Sales Team!" -> "sales-team"; empty when the name has no letters or digits. */
 export function slugify(name: string): string {

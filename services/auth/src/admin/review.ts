@@ -7,12 +7,13 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { clientIdOf, organizationsOf, signedInPage } from '../settings/clients.ts';
-import { csrfFor, fieldErrorsOf, readForm, userPurpose } from '../settings/forms.ts';
-import { sendSettingsPage, shell } from '../settings/pages/shell.ts';
-import { type Page, pageOf, pageQueryString, pageSlice } from '../settings/paging.ts';
-import type { SignedIn } from '../settings/session.ts';
-import { type ReviewView, reviewPage } from './page.ts';
+import { clientIdOf, organizationsOf } from '../web/clients.ts';
+import { csrfFor, fieldErrorsOf, readForm, userPurpose } from '../web/forms.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { type Page, pageOf, pageQueryString, pageSlice } from '../web/paging.ts';
+import type { SignedIn } from '../web/session.ts';
+import { signedInPage } from '../web/signed-in.ts';
+import { type ReviewView, reviewPage } from './review-page.ts';
 
 /**
  * /auth/admin/oauth-clients?skip=&take=: the review queue for service administrators

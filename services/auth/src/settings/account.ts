@@ -4,11 +4,11 @@ import { seeOther } from '../interaction/current.ts';
 import { checkSignIn } from '../interaction/sign-in.ts';
 import { sendPage } from '../pages/layout.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, readForm, SIGN_IN_PURPOSE, userPurpose } from './forms.ts';
+import { csrfFor, readForm, SIGN_IN_PURPOSE, userPurpose } from '../web/forms.ts';
 import { accountPage } from './pages/account.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
 import { settingsSignInPage } from './pages/sign-in.ts';
-import { endSession, safeReturnPath, signedInUser, startSession, type SignedIn } from './session.ts';
+import { endSession, safeReturnPath, signedInUser, startSession, type SignedIn } from '../web/session.ts';
 
 /** GET /auth/settings: the account overview. */
 export async function showAccount(deps: AuthDeps, ctx: Context, signedIn: SignedIn): Promise<void> {

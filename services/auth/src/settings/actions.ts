@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
-import { requireSignIn, type SignedIn } from './session.ts';
+import { requireSignIn, type SignedIn } from '../web/session.ts';
 
 type Handler = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => Promise<void>;
 

@@ -6,11 +6,11 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, readForm, userPurpose } from './forms.ts';
+import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import { keepForReveal, takeReveal } from './reveal.ts';
-import type { SignedIn } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { keepForReveal, takeReveal } from '../web/reveal.ts';
+import type { SignedIn } from '../web/session.ts';
 
 /**
  * API keys (contract §4, §12): the list of `GET /v2/api-keys` (hint, created, last used), create

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { OAuthClient } from '@sched/db/queries/oauth-clients';
 import { KNOWN_SCOPES } from '@sched/policy/scopes';
 import type { Params } from '../http/params.ts';
-import { type FieldErrors, fieldErrorsOf, lines, optionalText } from './forms.ts';
+import { type FieldErrors, fieldErrorsOf, lines, optionalText } from '../web/forms.ts';
 import { type ClientFormValues, scopeField } from './pages/client-form.ts';
 
 /**

@@ -3,23 +3,24 @@ import { createClient, deleteClient, getClient, listClients, updateClient } from
 import { presentClients, presentOne, presentSecret } from '@sched/clients/present';
 import { clientFor, rightsOn } from '@sched/clients/rights';
 import { listSecrets } from '@sched/clients/secrets';
-import { clientIdParams } from '@sched/clients/schemas';
-import { organizationNames, organizationsAdministeredBy } from '@sched/db/queries/oauth-client-management';
-import { AppError, NotFoundError } from '@sched/kit/errors';
+import { organizationsAdministeredBy } from '@sched/db/queries/oauth-client-management';
+import { AppError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { html } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
 import { parseCreateForm, parseUpdateForm, formValues, valuesOf } from './client-input.ts';
-import { csrfFor, type FieldErrors, onForm, readForm, userPurpose } from './forms.ts';
+import { csrfFor, type FieldErrors, onForm, readForm, userPurpose } from '../web/forms.ts';
 import { clientDetailPage, deleteConfirmPage } from './pages/client-detail.ts';
 import { type ClientFormValues, type ClientFormView, clientForm, EMPTY_FORM } from './pages/client-form.ts';
-import { clientListPage, clientPath, ownerLabel } from './pages/client-list.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import { pageOf, pageSlice } from './paging.ts';
-import { takeReveal, keepForReveal } from './reveal.ts';
-import { requireSignIn, type SignedIn } from './session.ts';
+import { clientListPage, clientPath } from './pages/client-list.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { pageOf, pageSlice } from '../web/paging.ts';
+import { takeReveal, keepForReveal } from '../web/reveal.ts';
+import { clientIdOf, organizationsOf, ownerLabel } from '../web/clients.ts';
+import type { SignedIn } from '../web/session.ts';
+import type { SignedInHandler } from '../web/signed-in.ts';
 
 /** Fixed notices after a redirect (the query names one; nothing user-supplied is shown). */
 const NOTICES: Record<string, string> = {
@@ -38,34 +39,11 @@ export const noticeOf = (ctx: Context): string | undefined => {
   return typeof key === 'string' ? NOTICES[key] : undefined;
 };
 
-/** The :clientId of the path, checked like the API checks it (unknown shapes are simply not found). */
-export function clientIdOf(ctx: Context): string {
-  const parsed = clientIdParams.safeParse({
-    clientId: (ctx as Context & { params?: Record<string, string> }).params?.clientId,
-  });
-  if (!parsed.success) throw new NotFoundError('OAuth client not found');
-  return parsed.data.clientId;
-}
-
-type Handler = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => Promise<void>;
-
-/** Runs `handler` for a signed-in user; sends everyone else to sign in first. */
-export const signedInPage = (deps: AuthDeps, handler: Handler) =>
-  async function settingsPage(ctx: Context) {
-    const signedIn = await requireSignIn(deps, ctx);
-    if (signedIn) await handler(deps, ctx, signedIn);
-  };
+type Handler = SignedInHandler;
 
 const page = (deps: AuthDeps, ctx: Context, signedIn: SignedIn) => ({
   csrf: csrfFor(deps, ctx, userPurpose(signedIn.user.id)),
 });
-
-/** Names of the organizations of `clients`, to say whose each one is. */
-export const organizationsOf = (deps: AuthDeps, clients: ReadonlyArray<{ organizationId: number | null }>) =>
-  organizationNames(
-    deps.runtime.stores.db.knex,
-    clients.flatMap((client) => (client.organizationId === null ? [] : [client.organizationId])),
-  );
 
 export const listPage: Handler = async (deps, ctx, signedIn) => {
   const paging = pageOf(ctx);

@@ -4,10 +4,10 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, readForm, userPurpose } from './forms.ts';
+import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { connectedAppsPage } from './pages/connected-apps.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import type { SignedIn } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import type { SignedIn } from '../web/session.ts';
 
 /**
  * Connected apps (contract §12): the list of `GET /v2/me/connected-apps` and its Revoke (`DELETE

@@ -4,10 +4,10 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { checkSignIn } from '../interaction/sign-in.ts';
 import { sendPage } from '../pages/layout.ts';
-import { csrfFor, readForm, userPurpose } from './forms.ts';
+import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { deleteAccountPage, goodbyePage } from './pages/delete-account.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import { endSession, type SignedIn } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { endSession, type SignedIn } from '../web/session.ts';
 
 /**
  * Account deletion from the settings (contract §12: "password re-entered on the page"): the same

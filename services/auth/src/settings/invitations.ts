@@ -9,10 +9,10 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, readForm, userPurpose } from './forms.ts';
+import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { invitationsPage } from './pages/invitations.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import { requireSignIn, type SignedIn } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { requireSignIn, type SignedIn } from '../web/session.ts';
 
 /**
  * The invitee's invitations (contract: "`accepted` is changed only by the invitee ... The same in

@@ -5,10 +5,10 @@ import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { checkSignIn } from '../interaction/sign-in.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, type FieldErrors, readForm, userPurpose } from './forms.ts';
+import { csrfFor, type FieldErrors, readForm, userPurpose } from '../web/forms.ts';
 import { passwordPage } from './pages/password.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import { type SignedIn, startSession } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { type SignedIn, startSession } from '../web/session.ts';
 
 /**
  * Password change (contract §12: "current password required; ends the account's other sessions").

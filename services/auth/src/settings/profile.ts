@@ -7,10 +7,10 @@ import type { AuthDeps } from '../deps.ts';
 import type { Params } from '../http/params.ts';
 import { seeOther } from '../interaction/current.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, type FieldErrors, fieldErrorsOf, readForm, userPurpose } from './forms.ts';
+import { csrfFor, type FieldErrors, fieldErrorsOf, readForm, userPurpose } from '../web/forms.ts';
 import { type ProfileValues, profilePage } from './pages/profile.ts';
-import { sendSettingsPage, shell } from './pages/shell.ts';
-import type { SignedIn } from './session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import type { SignedIn } from '../web/session.ts';
 
 /**
  * The profile page: name, username, time zone, week start, locale and time format, checked by the

@@ -1,31 +1,10 @@
 import Router from '@koa/router';
-import {
-  adminPage,
-  auditList,
-  clientDetail,
-  clientsList,
-  suspendAction,
-  userAction,
-  userDetail,
-  usersList,
-} from '../admin/console.ts';
-import { approveAction, rejectAction, reviewQueue } from '../admin/review.ts';
 import type { AuthDeps } from '../deps.ts';
 import { PATHS } from '../paths.ts';
 import { settingsSignIn, settingsSignOut, showAccount, showSettingsSignIn } from './account.ts';
 import { signedInAction } from './actions.ts';
 import { apiKeysList, createKey, revokeKey } from './api-keys.ts';
-import {
-  create,
-  deletePage,
-  detailPage,
-  editPage,
-  listPage,
-  newPage,
-  remove,
-  signedInPage,
-  update,
-} from './clients.ts';
+import { create, deletePage, detailPage, editPage, listPage, newPage, remove, update } from './clients.ts';
 import { connectedAppsList, revokeConnectedApp } from './connected-apps.ts';
 import { copyScript } from './copy-script.ts';
 import { deleteAccountAction, deleteAccountForm } from './delete-account.ts';
@@ -34,9 +13,10 @@ import { changePassword, passwordForm } from './password.ts';
 import { profileForm, resendVerificationEmail, saveProfile } from './profile.ts';
 import { generate, revoke } from './secrets.ts';
 import { timeZoneScript } from './time-zones.ts';
+import { signedInPage } from '../web/signed-in.ts';
 import { settingsSignUp, showSettingsSignUp } from './sign-up.ts';
 
-/** The settings pages (signed-in users) and the admin review page (service administrators). */
+/** The settings pages (signed-in users). */
 export function settingsRoutes(deps: AuthDeps): Router {
   const router = new Router();
   const page = (handler: Parameters<typeof signedInPage>[1]) => signedInPage(deps, handler);
@@ -83,17 +63,5 @@ export function settingsRoutes(deps: AuthDeps): Router {
   router.post(`${client}/delete`, page(remove));
   router.post(`${client}/secrets`, page(generate));
   router.post(`${client}/secrets/:secretId/revoke`, page(revoke));
-  router.get(PATHS.adminClients, reviewQueue(deps));
-  router.post(`${PATHS.adminClients}/:clientId/approve`, approveAction(deps));
-  router.post(`${PATHS.adminClients}/:clientId/reject`, rejectAction(deps));
-  const admin = (handler: Parameters<typeof adminPage>[1]) => adminPage(deps, handler);
-  router.get(PATHS.adminUsers, admin(usersList));
-  router.get(`${PATHS.adminUsers}/:userId`, admin(userDetail));
-  for (const action of ['disable', 'enable', 'reset-link', 'grant-admin', 'remove-admin'] as const)
-    router.post(`${PATHS.adminUsers}/:userId/${action}`, admin(userAction(action)));
-  router.get(PATHS.adminAllClients, admin(clientsList));
-  router.get(`${PATHS.adminAllClients}/:clientId`, admin(clientDetail));
-  router.post(`${PATHS.adminAllClients}/:clientId/suspend`, admin(suspendAction));
-  router.get(PATHS.adminAudit, admin(auditList));
   return router;
 }

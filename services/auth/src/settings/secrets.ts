@@ -4,11 +4,12 @@ import { NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
-import { clientIdOf, isShownOnPage, renderDetail } from './clients.ts';
-import { readForm, userPurpose } from './forms.ts';
+import { clientIdOf } from '../web/clients.ts';
+import { isShownOnPage, renderDetail } from './clients.ts';
+import { readForm, userPurpose } from '../web/forms.ts';
 import { clientPath } from './pages/client-list.ts';
-import { keepForReveal } from './reveal.ts';
-import type { SignedIn } from './session.ts';
+import { keepForReveal } from '../web/reveal.ts';
+import type { SignedIn } from '../web/session.ts';
 
 /**
  * Secret actions of the client page. A refusal the owner can act on (a third secret, the last

@@ -5,8 +5,8 @@ import { assertSignUpEnabled, registerAccount, type SignUpErrors } from '../inte
 import { sendPage } from '../pages/layout.ts';
 import { signUpPage } from '../pages/sign-up.ts';
 import { PATHS } from '../paths.ts';
-import { csrfFor, readForm } from './forms.ts';
-import { safeReturnPath, signedInUser, startSession } from './session.ts';
+import { csrfFor, readForm } from '../web/forms.ts';
+import { safeReturnPath, signedInUser, startSession } from '../web/session.ts';
 
 /**
  * Sign-up outside an authorization request (the settings sign-in page's "Create account"): the same

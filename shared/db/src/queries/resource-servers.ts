@@ -69,6 +69,13 @@ export async function listResourceServers(knex: Knex): Promise<ResourceServer[]>
   return rows.map(mapRow);
 }
 
+/** One resource server (no secret); null when there is none with that id. */
+export async function findResourceServer(knex: Knex, id: string): Promise<ResourceServer | null> {
+  if (!RESOURCE_SERVER_ID.test(id)) return null;
+  const row = (await knex('resource_servers').where({ id }).first(COLUMNS)) as ResourceServerRow | undefined;
+  return row ? mapRow(row) : null;
+}
+
 /** False when there was none with that id. */
 export async function deleteResourceServer(knex: Knex, id: string): Promise<boolean> {
   if (!RESOURCE_SERVER_ID.test(id)) return false;

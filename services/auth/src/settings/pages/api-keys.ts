@@ -2,7 +2,7 @@ import type { ApiKeySummary } from '@sched/db/queries/api-keys';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import { alert, formatDate } from './shell.ts';
+import { alert, formatDate } from '../../web/shell.ts';
 
 export const apiKeyRevokePath = (id: number) => `${PATHS.settingsApiKeys}/${id}/revoke`;
 

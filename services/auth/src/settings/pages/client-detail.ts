@@ -5,7 +5,7 @@ import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
 import { clientPath } from './client-list.ts';
-import { alert, formatDate, statusBadge } from './shell.ts';
+import { alert, formatDate, statusBadge } from '../../web/shell.ts';
 
 export interface ClientDetailView {
   client: PresentedClient;

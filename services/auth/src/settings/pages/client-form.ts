@@ -10,8 +10,8 @@ import {
 } from '@sched/policy/scopes';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
-import type { FieldErrors } from '../forms.ts';
-import { alert } from './shell.ts';
+import type { FieldErrors } from '../../web/forms.ts';
+import { alert } from '../../web/shell.ts';
 
 /** What the form shows: the submitted values after an error, the client's values on edit. */
 export interface ClientFormValues {

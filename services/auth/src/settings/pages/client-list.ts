@@ -1,16 +1,13 @@
 import type { PresentedClient } from '@sched/clients/present';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import type { Page } from '../paging.ts';
-import { pager } from './pager.ts';
-import { alert, formatDate, statusBadge } from './shell.ts';
+import { ownerLabel } from '../../web/clients.ts';
+import type { Page } from '../../web/paging.ts';
+import { pager } from '../../web/pager.ts';
+import { alert, formatDate, statusBadge } from '../../web/shell.ts';
 
 export const clientPath = (clientId: string, rest = '') =>
   `${PATHS.settingsClients}/${encodeURIComponent(clientId)}${rest}`;
-
-/** Who a client belongs to, as the list and the client's page say it. */
-export const ownerLabel = (organizationId: number | null, names: ReadonlyMap<number, string>) =>
-  organizationId === null ? 'Personal' : (names.get(organizationId) ?? `Organization #${organizationId}`);
 
 export interface ClientListView {
   clients: readonly PresentedClient[];

@@ -4,7 +4,7 @@ import { isKnownScope } from '@sched/policy/scopes';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import { alert, formatDate } from './shell.ts';
+import { alert, formatDate } from '../../web/shell.ts';
 
 export const connectedAppRevokePath = (clientId: string) =>
   `${PATHS.settingsConnectedApps}/${encodeURIComponent(clientId)}/revoke`;

@@ -2,7 +2,7 @@ import type { SoleOwnership } from '@sched/db/queries/account-deletion';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import { alert } from './shell.ts';
+import { alert } from '../../web/shell.ts';
 
 export interface DeleteAccountView {
   csrf: string;

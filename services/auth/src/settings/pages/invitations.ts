@@ -2,7 +2,7 @@ import type { Invitation } from '@sched/db/queries/invitations';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import { alert, formatDate } from './shell.ts';
+import { alert, formatDate } from '../../web/shell.ts';
 
 export const invitationPath = (membershipId: number, answer: 'accept' | 'decline') =>
   `${PATHS.settingsInvitations}/${membershipId}/${answer}`;

@@ -2,8 +2,8 @@ import { PASSWORD_MAX, PASSWORD_MIN } from '@sched/accounts/password-rules';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import type { FieldErrors } from '../forms.ts';
-import { alert } from './shell.ts';
+import type { FieldErrors } from '../../web/forms.ts';
+import { alert } from '../../web/shell.ts';
 
 export interface PasswordView {
   csrf: string;

@@ -3,9 +3,9 @@ import { LOCALES } from '@sched/policy/user-fields';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
-import type { FieldErrors } from '../forms.ts';
+import type { FieldErrors } from '../../web/forms.ts';
 import { timeZoneGroupsWith, timeZoneLabel } from '../time-zones.ts';
-import { alert } from './shell.ts';
+import { alert } from '../../web/shell.ts';
 
 /** The form's values as text (what was submitted after an error, else the user's profile). */
 export interface ProfileValues {

@@ -4,11 +4,11 @@ import { describeScope } from '@sched/policy/scope-descriptions';
 import { CSRF_FIELD } from '../http/csrf.ts';
 import { html, type SafeHtml } from '../pages/html.ts';
 import { PATHS } from '../paths.ts';
-import { adminNav } from './console-pages.ts';
-import { ownerLabel } from '../settings/pages/client-list.ts';
-import { pager } from '../settings/pages/pager.ts';
-import { alert, formatDate, statusBadge } from '../settings/pages/shell.ts';
-import { type Page, pageQueryString } from '../settings/paging.ts';
+import { ownerLabel } from '../web/clients.ts';
+import { pager } from '../web/pager.ts';
+import { alert, formatDate, statusBadge } from '../web/shell.ts';
+import { type Page, pageQueryString } from '../web/paging.ts';
+import { adminNav } from './nav.ts';
 
 export interface PendingClient {
   client: PresentedClient;

@@ -4,7 +4,8 @@ import type { AuthDeps } from '../deps.ts';
 
 /**
  * A new secret is shown once: the POST that made it keeps it for a few minutes and redirects to
- * the client's page with a random reveal id; the page consumes it (atomically, so two tabs cannot
+ * the page of its client (or, in the admin console, its resource server: `clientId` is then the
+ * resource server's id) with a random reveal id; the page consumes it (atomically, so two tabs cannot
  * both show it) and deletes it. A reload, the back button or a copied link then shows that it is
  * gone. The record is bound to the user who made it.
  *

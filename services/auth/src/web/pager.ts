@@ -1,5 +1,5 @@
-import { html, type SafeHtml } from '../../pages/html.ts';
-import { type Page, pageQueryString } from '../paging.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
+import { type Page, pageQueryString } from './paging.ts';
 
 export interface PagerView {
   /** The list's path, without a query. */

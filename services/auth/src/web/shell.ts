@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import { CSRF_FIELD } from '../../http/csrf.ts';
-import { html, type SafeHtml } from '../../pages/html.ts';
-import { sendPage } from '../../pages/layout.ts';
-import { PATHS } from '../../paths.ts';
-import type { SignedIn } from '../session.ts';
+import { CSRF_FIELD } from '../http/csrf.ts';
+import { html, type SafeHtml } from '../pages/html.ts';
+import { sendPage } from '../pages/layout.ts';
+import { PATHS } from '../paths.ts';
+import type { SignedIn } from './session.ts';
 
 export type Section =
   | 'account'

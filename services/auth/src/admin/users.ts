@@ -1,0 +1,145 @@
+import { disableAccount, enableAccount } from '@sched/accounts/disable';
+import { sendResetEmail } from '@sched/accounts/password-reset';
+import { findUserForAdmin, searchUsers } from '@sched/db/queries/admin-users';
+import { recordAuditEvent } from '@sched/db/queries/audit-log';
+import { setServiceAdmin } from '@sched/db/queries/users';
+import { transactionWithBumps } from '@sched/db/versions';
+import { ConflictError, NotFoundError } from '@sched/kit/errors';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { AuthDeps } from '../deps.ts';
+import { seeOther } from '../interaction/current.ts';
+import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
+import { pageOf, pageSlice } from '../web/paging.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
+import { type AdminHandler, noticeOf, numericParam, queryOf, single } from './guard.ts';
+import { adminUserPath } from './nav.ts';
+import { userDetailPage, userListPage } from './users-pages.ts';
+
+/**
+ * The console's users (contract: search by e-mail or name, view, disable and enable, send a reset
+ * link, grant or remove service administrator), each action audited with the administrator as actor.
+ */
+
+type Handler = AdminHandler;
+
+const userQuery = z.object({ q: single(200) });
+
+export const usersList: Handler = async (deps, ctx, signedIn) => {
+  const paging = pageOf(ctx);
+  const q = queryOf(ctx, userQuery).q ?? '';
+  const rows = await searchUsers(deps.runtime.stores.db.knex, {
+    q,
+    skip: paging.skip,
+    take: paging.take + 1,
+  });
+  const { items, hasMore } = pageSlice(rows, paging);
+  const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
+  sendSettingsPage(
+    ctx,
+    200,
+    'Users',
+    shell({ signedIn, csrf, section: 'admin' }, userListPage({ users: items, q, page: paging, hasMore })),
+  );
+};
+
+async function userOf(deps: AuthDeps, ctx: Context) {
+  const user = await findUserForAdmin(
+    deps.runtime.stores.db.knex,
+    numericParam(ctx, 'userId', 'User not found'),
+  );
+  if (!user) throw new NotFoundError('User not found');
+  return user;
+}
+
+const USER_NOTICES: Record<string, string> = {
+  disabled: 'Account disabled. It is signed out everywhere; its app authorizations and API keys have ended.',
+  enabled: 'Account enabled. It can sign in again.',
+  'reset-link': 'Reset link sent to the account’s address.',
+  'admin-granted': 'The user is a service administrator now.',
+  'admin-removed': 'The user is no longer a service administrator.',
+};
+
+export const userDetail: Handler = async (deps, ctx, signedIn) => {
+  const user = await userOf(deps, ctx);
+  const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
+  sendSettingsPage(
+    ctx,
+    200,
+    user.email,
+    shell(
+      { signedIn, csrf, section: 'admin' },
+      userDetailPage({ user, self: user.id === signedIn.user.id, csrf, notice: noticeOf(ctx, USER_NOTICES) }),
+    ),
+  );
+};
+
+type UserAction = 'disable' | 'enable' | 'reset-link' | 'grant-admin' | 'remove-admin';
+
+/** POST /auth/admin/users/:userId/<action>: the change, its audit event, back to the user's page. */
+export const userAction =
+  (action: UserAction): Handler =>
+  async (deps, ctx, signedIn) => {
+    const user = await userOf(deps, ctx);
+    await readForm(deps, ctx, userPurpose(signedIn.user.id));
+    const { runtime } = deps;
+    const knex = runtime.stores.db.knex;
+    const audit = signedIn.actor.audit;
+    const self = user.id === signedIn.user.id;
+    const event = (
+      name: string,
+      values: { before?: unknown; after?: unknown; details?: Record<string, unknown> },
+    ) => recordAuditEvent(knex, audit, { action: name, targetType: 'user', targetId: user.id, ...values });
+    let notice: string;
+    switch (action) {
+      case 'disable': {
+        if (self) throw new ConflictError('You cannot disable your own account here');
+        const done = await disableAccount(runtime, user.id);
+        if (!done) throw new NotFoundError('User not found');
+        // disableAccount runs its own steps (flag, then ending everything): the event follows it.
+        await event('user.disabled', {
+          before: { disabled: user.disabledAt !== null },
+          after: { disabled: true },
+          details: { changed: done.changed },
+        });
+        notice = 'disabled';
+        break;
+      }
+      case 'enable': {
+        const done = await enableAccount(runtime, user.id);
+        if (!done) throw new NotFoundError('User not found');
+        await event('user.enabled', {
+          before: { disabled: user.disabledAt !== null },
+          after: { disabled: false },
+          details: { changed: done.changed },
+        });
+        notice = 'enabled';
+        break;
+      }
+      case 'reset-link': {
+        await sendResetEmail(runtime, user);
+        await event('user.reset_link_sent', {});
+        notice = 'reset-link';
+        break;
+      }
+      case 'grant-admin':
+      case 'remove-admin': {
+        if (self) throw new ConflictError('You cannot change your own service administrator rights');
+        const grant = action === 'grant-admin';
+        await transactionWithBumps(knex, runtime.stores.tokenStore, async (trx, bumper) => {
+          if (!(await setServiceAdmin(trx, bumper, user.id, grant)))
+            throw new NotFoundError('User not found');
+          await recordAuditEvent(trx, audit, {
+            action: grant ? 'user.admin_granted' : 'user.admin_removed',
+            targetType: 'user',
+            targetId: user.id,
+            before: { isServiceAdmin: user.isServiceAdmin },
+            after: { isServiceAdmin: grant },
+          });
+        });
+        notice = grant ? 'admin-granted' : 'admin-removed';
+        break;
+      }
+    }
+    seeOther(ctx, `${adminUserPath(user.id)}?notice=${notice}`);
+  };
