@@ -135,6 +135,20 @@ test("the resource API's folders import each other without circles (routing neve
   t.deepEqual(routingImportsAuth, []);
 });
 
+/**
+ * Circles the coordinator removes from this list once they are gone: the settings and admin
+ * folders are being untangled on another branch (issue 17). Each entry is a circle as
+ * `folderCircles` prints it; any other circle, or one of these in another shape, fails the test.
+ */
+const KNOWN_AUTH_CIRCLES = ['admin -> settings -> admin', 'settings -> admin -> settings'];
+
+test("the authorization server's folders import each other without circles (embed builds on interaction)", (t) => {
+  t.deepEqual(
+    folderCircles('services/auth/src').filter((circle) => !KNOWN_AUTH_CIRCLES.includes(circle)),
+    [],
+  );
+});
+
 test('the checker sees a circle when there is one', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'sched-architecture-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
