@@ -7,8 +7,9 @@ import { ROOT } from '../support/process.ts';
 /**
  * The import structure (docs/conventions.md, "Parts"): the two services never import each other,
  * shared libraries never import a service, the policy package imports nothing of ours, and the
- * resource API's top-level folders import each other without circles (routing/ is the request
- * contract; auth/ and pipeline/ build on it).
+ * top-level folders of each service's src/ import each other without circles (resource API:
+ * routing/ is the request contract, auth/ and pipeline/ build on it; authorization server: embed/
+ * builds on interaction/, both on embed-flow/).
  */
 
 interface Import {
