@@ -1,5 +1,5 @@
 import test from 'ava';
-import { type Browser, chromiumAvailable, launchChromium, openPage } from '../support/browser.ts';
+import { openPage, setUpChromium } from '../support/browser.ts';
 import { insertUser, uniqueTag } from '../support/factories.ts';
 import { setUpWorld } from '../support/world.ts';
 import { linkInMail, nextMail, RESET_SUBJECT, VERIFY_SUBJECT } from './accounts.ts';
@@ -9,18 +9,10 @@ import { linkInMail, nextMail, RESET_SUBJECT, VERIFY_SUBJECT } from './accounts.
 // new one), and "Forgot password?" to a new password from the e-mail's link.
 
 const world = setUpWorld(test);
-
-let chromium: Browser;
-test.before(async () => {
-  if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  chromium = await launchChromium();
-});
-test.after.always(async () => {
-  await chromium?.close();
-});
+const chromium = setUpChromium(test);
 
 test('sign up from settings, verify from the e-mail, resend from the profile page', async (t) => {
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     const email = `chromium-${uniqueTag()}@example.com`;
     await page.goto(`${world.system.url}/auth/settings`);
@@ -60,7 +52,7 @@ test('sign up from settings, verify from the e-mail, resend from the profile pag
 
 test('forgot password: the link of the e-mail sets a new password', async (t) => {
   const user = await insertUser(world.knex(), { name: 'Forgetful Fran' });
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await page.goto(`${world.system.url}/auth/settings/sign-in`);
     await page.getByRole('link', { name: 'Forgot password?' }).click();

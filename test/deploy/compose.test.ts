@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { parse } from 'yaml';
+import { CONFIG_VARIABLES } from '@sched/kit/config';
 import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 
 // Static checks of the deployment files (no Docker engine needed): docker-compose.yml, the
@@ -12,7 +13,7 @@ import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** Variables of section 1 of the contract and the operator notes. */
+/** Variables of section 1 of the contract: the config module must read each of them. */
 const CONTRACT_VARIABLES = [
   'DATABASE_URL',
   'REDIS_URL',
@@ -27,22 +28,41 @@ const CONTRACT_VARIABLES = [
   'ADMIN_PASSWORD',
   'DATA_DIR',
 ] as const;
+/** What the application reads (shared/kit/src/config.ts); compose passes nothing else to it. */
+const KNOWN_VARIABLES: ReadonlySet<string> = new Set(CONFIG_VARIABLES);
+
 /**
- * Also read by shared/kit/src/config.ts: NODE_ENV (Dockerfile), TRUST_PROXY (behind the gateway),
- * SIGNUP_ENABLED (contract §12).
+ * Settings an operator of the compose stack may need, passed through from the shell or .env
+ * (unset there: the application's default). HOST, NODE_ENV and DATA_DIR are fixed by the images;
+ * PORT, TRUST_PROXY, DATABASE_URL and REDIS_URL by the compose file.
  */
-const RUNTIME_VARIABLES = [
-  'NODE_ENV',
-  'HOST',
-  'TRUST_PROXY',
-  'SHUTDOWN_TIMEOUT_MS',
+const PASSED_THROUGH = [
+  'SMTP_URL',
+  'MAIL_FROM',
+  'ADMIN_EMAIL',
+  'ADMIN_PASSWORD',
   'SIGNUP_ENABLED',
+  'KEY_ENCRYPTION_KEY',
+  'ID_TOKEN_SIGNING_ALG',
+  'RATE_LIMITS',
+  'ACCESS_TOKEN_TTL',
+  'REFRESH_TOKEN_TTL',
+  'REFRESH_REUSE_INTERVAL',
+  'ACCESS_LOG',
+  'METRICS_TOKEN',
+  'METRICS_ENABLED',
+  'SHUTDOWN_TIMEOUT_MS',
 ] as const;
-const KNOWN_VARIABLES: ReadonlySet<string> = new Set([...CONTRACT_VARIABLES, ...RUNTIME_VARIABLES]);
-const CONFIG_MODULE = 'shared/kit/src/config.ts';
 
 /** Secrets that must never get a default in the compose file. */
-const SECRETS = ['COOKIE_KEYS', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'ADMIN_PASSWORD'];
+const SECRETS = [
+  'COOKIE_KEYS',
+  'POSTGRES_PASSWORD',
+  'REDIS_PASSWORD',
+  'ADMIN_PASSWORD',
+  'KEY_ENCRYPTION_KEY',
+  'METRICS_TOKEN',
+];
 
 const ENTRY_FILES = [
   'services/auth/src/main.ts',
@@ -438,8 +458,9 @@ test('restart policies: long-running services restart, the migration job does no
   }
 });
 
-test('the application containers get only known variables, and the config module reads each of them', (t) => {
-  const config = existsSync(join(root, CONFIG_MODULE)) ? read(CONFIG_MODULE) : undefined;
+test('the application containers get only variables the config module reads', (t) => {
+  for (const variable of CONTRACT_VARIABLES)
+    t.true(KNOWN_VARIABLES.has(variable), `config reads ${variable}`);
   const passed = new Set<string>();
   for (const name of APP_SERVICES) {
     const env = environmentOf(service(name));
@@ -448,16 +469,46 @@ test('the application containers get only known variables, and the config module
     }
     t.regex(env.get('DATABASE_URL') ?? '', /^postgres(ql)?:\/\/.*@postgres:5432\//, name);
     t.regex(env.get('REDIS_URL') ?? '', /^redis:\/\/.*@?redis:6379\b/, name);
+    for (const variable of PASSED_THROUGH) {
+      // No value: compose passes it from the shell or .env when set and leaves it unset otherwise.
+      t.true(env.has(variable), `${name} gets ${variable}`);
+      t.is(env.get(variable), null, `${name} passes ${variable} through without a default`);
+    }
     for (const key of env.keys()) passed.add(key);
   }
   for (const line of dockerLines) {
     const env = /^ENV\s+(\w+)[=\s]/i.exec(line);
     if (env) passed.add(env[1]!);
   }
-  for (const name of passed) {
-    t.true(KNOWN_VARIABLES.has(name), `${name} is a known variable`);
-    if (config) t.true(config.includes(name), `${name} appears in ${CONFIG_MODULE}`);
+  for (const name of passed) t.true(KNOWN_VARIABLES.has(name), `${name} is read by shared/kit/src/config.ts`);
+});
+
+/** The `NAME`s in the first column of the markdown tables of `text` (a row may list several). */
+function tableVariables(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const first = /^\|([^|]*)\|/.exec(line)?.[1];
+    if (!first) continue;
+    for (const match of first.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(match[1]!);
   }
+  return names;
+}
+
+test('README.md and deploy/README.md document every variable the config module reads', (t) => {
+  for (const doc of ['README.md', 'deploy/README.md']) {
+    const documented = tableVariables(read(doc));
+    const missing = CONFIG_VARIABLES.filter((variable) => !documented.has(variable));
+    t.deepEqual(missing, [], `${doc} has a table row (name, default, meaning) for each`);
+  }
+});
+
+test('deploy/README.md covers backup and restore of Postgres, Redis and the embedded data folder', (t) => {
+  const text = read('deploy/README.md');
+  const backup = text.slice(text.indexOf('## Backup and restore'));
+  t.true(text.includes('## Backup and restore'));
+  t.regex(backup, /### Postgres[\s\S]*pg_dump[\s\S]*pg_restore/);
+  t.regex(backup, /### Redis[\s\S]*every\s+session and every token[\s\S]*authorization again/);
+  t.regex(backup, /### The embedded data folder[\s\S]*cli -- backup[\s\S]*cli -- restore/);
 });
 
 test('secrets have no default: compose refuses to start without them', (t) => {

@@ -7,9 +7,10 @@ import { ROOT } from '../support/process.ts';
 /**
  * The import structure (docs/conventions.md, "Parts"): the two services never import each other,
  * shared libraries never import a service, the policy package imports nothing of ours, and the
- * resource API's top-level folders import each other without circles (routing/ is the request
- * contract; auth/ and pipeline/ build on it); in the authorization server, the settings pages and
- * the admin console both build on web/ and never on each other.
+ * top-level folders of each service's src/ import each other without circles (resource API:
+ * routing/ is the request contract, auth/ and pipeline/ build on it; authorization server: embed/
+ * builds on interaction/, both on embed-flow/; the settings pages and the admin console both
+ * build on web/ and never on each other).
  */
 
 interface Import {
@@ -152,6 +153,10 @@ test('the settings pages and the admin console never import each other; what bot
   t.deepEqual(authFolderImports('settings', ['admin']), []);
   t.deepEqual(authFolderImports('admin', ['settings']), []);
   t.deepEqual(authFolderImports('web', ['admin', 'settings']), []);
+});
+
+test("the authorization server's folders import each other without circles (embed builds on interaction)", (t) => {
+  t.deepEqual(folderCircles('services/auth/src'), []);
 });
 
 test('the checker sees a circle when there is one', (t) => {

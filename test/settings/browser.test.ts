@@ -1,51 +1,38 @@
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
 import * as oidc from 'openid-client';
-import { chromiumAvailable, launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { openPage, screenshotsIn, setUpChromium, signInAt } from '../support/browser.ts';
 import { startRedirectReceiver } from '../support/oauth.ts';
 import { insertUser } from '../support/factories.ts';
-import { startWorld, type World } from '../support/world.ts';
+import { setUpWorld } from '../support/world.ts';
 import { ADMIN, CLIENTS } from './helpers.ts';
 
 // Real Chromium through the settings pages: sign in, create a client, see its secret once, generate
 // a second, a third is refused, revoke one; an administrator approves it; then openid-client runs
 // the authorization-code flow with that client and the secret that is left.
-// Screenshots (outside git): $TMPDIR/sched-settings-screens/.
+// Screenshots (outside git), light and dark: $TMPDIR/sched-settings-screens/.
 
 const TOO_MANY = 'Maximum of 2 secrets allowed. Delete an existing secret first.';
 
-let world: World;
-let browser: TestBrowser;
+const world = setUpWorld(test);
+const chromium = setUpChromium(test);
+const screenshots = screenshotsIn('sched-settings-screens');
 let receiver: Awaited<ReturnType<typeof startRedirectReceiver>>;
 
 test.before(async () => {
-  if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  world = await startWorld();
   receiver = await startRedirectReceiver();
-  browser = await launchBrowser();
 });
 test.after.always(async () => {
-  await browser?.close();
   await receiver?.close();
-  await world?.close();
 });
 
 test('settings pages end to end: create, secret once, rotate, admin approval, then the openid-client flow', async (t) => {
-  const screens = join(tmpdir(), 'sched-settings-screens');
-  await mkdir(screens, { recursive: true });
   const owner = await insertUser(world.knex(), { name: 'Olivia Owner' });
   const admin = await insertUser(world.knex(), { serviceAdmin: true, name: 'Adam Admin' });
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1100, height: 900 });
+  const { context, page } = await openPage(chromium(), { width: 1100, height: 900 });
+  t.teardown(() => context.close());
 
   // Sign in: the pages send a signed-out browser to the sign-in form and back.
-  await page.goto(`${world.system.url}${CLIENTS}`);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, `${world.system.url}${CLIENTS}`, owner);
   await page.getByRole('heading', { name: 'OAuth clients' }).waitFor();
 
   // Create.
@@ -65,7 +52,7 @@ test('settings pages end to end: create, secret once, rotate, admin approval, th
   t.regex(firstSecret, /^\S{20,}$/);
   const copy = page.getByRole('button', { name: 'Copy' });
   t.true(await copy.isVisible(), 'the copy script shows its button');
-  await page.screenshot({ path: join(screens, 'create-result.png'), fullPage: true });
+  await screenshots(page, 'create-result');
   const clientId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
 
   await page.reload();
@@ -92,13 +79,10 @@ test('settings pages end to end: create, secret once, rotate, admin approval, th
   // Sign out; the administrator signs in and approves.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.goto(`${world.system.url}${ADMIN}`);
-  await page.getByLabel('Email').fill(admin.email);
-  await page.getByLabel('Password').fill(admin.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, `${world.system.url}${ADMIN}`, admin);
   await page.getByRole('heading', { name: 'Client review' }).waitFor();
   t.true(await page.getByRole('heading', { name: 'Booking Buddy' }).isVisible());
-  await page.screenshot({ path: join(screens, 'admin-review.png'), fullPage: true });
+  await screenshots(page, 'admin-review');
   const card = page.locator('li.review-card', { has: page.getByText(clientId) });
   await card.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('Client approved.').waitFor();
@@ -144,5 +128,4 @@ test('settings pages end to end: create, secret once, rotate, admin approval, th
     },
   );
   await t.throwsAsync(oidc.refreshTokenGrant(stale, tokens.refresh_token!));
-  await page.close();
 });

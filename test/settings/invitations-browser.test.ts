@@ -1,8 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
-import { type Browser, chromiumAvailable, launchChromium, openPage, type Page } from '../support/browser.ts';
+import { openPage, type Page, screenshotsIn, setUpChromium, signInAt } from '../support/browser.ts';
 import { insertMembership, insertTeam, insertUser, type TestUser } from '../support/factories.ts';
 import { waitForMail } from '../support/mail.ts';
 import { setUpWorld } from '../support/world.ts';
@@ -15,17 +12,8 @@ import { setUpWorld } from '../support/world.ts';
 const world = setUpWorld(test);
 const { call } = world;
 const knex = () => world.knex();
-const screens = join(tmpdir(), 'sched-invitation-screens');
-
-let chromium: Browser;
-test.before(async () => {
-  if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  chromium = await launchChromium();
-  await mkdir(screens, { recursive: true });
-});
-test.after.always(async () => {
-  await chromium?.close();
-});
+const chromium = setUpChromium(test);
+const screenshots = screenshotsIn('sched-invitation-screens');
 
 async function teamOf(owner: TestUser, name: string): Promise<number> {
   const created = await call('POST', '/v2/teams', { token: owner.apiKey, body: { name } });
@@ -47,20 +35,8 @@ async function invitationLink(to: string, teamName: string): Promise<string> {
 
 /** Opens the e-mail's link signed out: the sign-in page, then (after signing in) the invitations. */
 async function openLinkAndSignIn(page: Page, link: string, user: TestUser): Promise<void> {
-  await page.goto(link);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, link, user);
   await page.getByRole('heading', { name: /^Invitations/ }).waitFor();
-}
-
-async function screenshots(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(screens, `${name}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: null });
 }
 
 test('invited by e-mail: the e-mail link, sign-in, Accept in Chromium; the inviter then sees the member with their profile', async (t) => {
@@ -77,7 +53,7 @@ test('invited by e-mail: the e-mail link, sign-in, Accept in Chromium; the invit
 
   const link = await invitationLink(invitee.email, 'Harbour Crew');
   t.is(new URL(link).origin, new URL(world.system.url).origin);
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await openLinkAndSignIn(page, link, invitee);
     t.is(new URL(page.url()).pathname, '/auth/settings/invitations');
@@ -128,7 +104,7 @@ test('invited by id: the e-mail link, sign-in, Decline in Chromium; the membersh
   const id: number = invited.body.data.id;
 
   const link = await invitationLink(invitee.email, 'Lighthouse Team');
-  const { context, page, problems } = await openPage(chromium, { width: 420, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 420, height: 800 });
   try {
     await openLinkAndSignIn(page, link, invitee);
     const item = page

@@ -1,8 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
-import { type Browser, chromiumAvailable, launchChromium, openPage, type Page } from '../support/browser.ts';
+import { openPage, type Page, screenshotsIn, setUpChromium, signInAt } from '../support/browser.ts';
 import { insertUser, type TestUser } from '../support/factories.ts';
 import { issueTokens } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
@@ -17,41 +14,18 @@ const world = setUpWorld(test, {
 });
 const { call } = world;
 const knex = () => world.knex();
-const screens = join(tmpdir(), 'sched-self-service-screens');
+const chromium = setUpChromium(test);
+const screenshots = screenshotsIn('sched-self-service-screens');
 
-let chromium: Browser;
-test.before(async () => {
-  if (!chromiumAvailable()) throw new Error('Chromium is missing: apt-get install -y chromium');
-  chromium = await launchChromium();
-  await mkdir(screens, { recursive: true });
-});
-test.after.always(async () => {
-  await chromium?.close();
-});
-
-async function screenshots(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(screens, `${name}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: null });
-}
-
-async function signIn(page: Page, user: TestUser, path: string, password = user.password): Promise<void> {
-  await page.goto(new URL(path, world.system.url).href);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname === path);
-}
+const signIn = (page: Page, user: TestUser, path: string, password = user.password) =>
+  signInAt(page, new URL(path, world.system.url).href, user, password);
 
 const me = async (user: TestUser, token = user.apiKey) => (await call('GET', '/v2/me', { token })).body.data;
 
 test('profile: edit the fields, find a time zone with the search box, save; GET /v2/me shows it', async (t) => {
   const user = await insertUser(knex(), { name: 'Paula Picker', timeZone: 'Europe/Berlin' });
   t.is((await me(user)).timeZone, 'Europe/Berlin'); // cached by the API now
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 900 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 900 });
   try {
     await signIn(page, user, '/auth/settings/profile');
     await page.getByLabel('Name', { exact: true }).fill('Paula Neu');
@@ -87,8 +61,8 @@ test('profile: edit the fields, find a time zone with the search box, save; GET 
 
 test('password: change it in one browser; the other browser is signed out', async (t) => {
   const user = await insertUser(knex());
-  const one = await openPage(chromium, { width: 1000, height: 800 });
-  const two = await openPage(chromium, { width: 1000, height: 800 });
+  const one = await openPage(chromium(), { width: 1000, height: 800 });
+  const two = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await signIn(one.page, user, '/auth/settings/password');
     await signIn(two.page, user, '/auth/settings');
@@ -113,7 +87,7 @@ test('password: change it in one browser; the other browser is signed out', asyn
 
 test('API keys: create (shown once, works), then revoke (stops working)', async (t) => {
   const user = await insertUser(knex());
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await signIn(page, user, '/auth/settings/api-keys');
     await page.getByRole('button', { name: 'Create API key' }).click();
@@ -139,7 +113,7 @@ test('API keys: create (shown once, works), then revoke (stops working)', async 
 test('connected apps: revoke one; its token stops working', async (t) => {
   const user = await insertUser(knex());
   const tokens = await issueTokens(world.system.url, world.clients.calendar, user);
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await signIn(page, user, '/auth/settings/connected-apps');
     const item = page
@@ -159,7 +133,7 @@ test('connected apps: revoke one; its token stops working', async (t) => {
 
 test('delete the account: warning, password, goodbye; the API no longer knows it', async (t) => {
   const user = await insertUser(knex());
-  const { context, page, problems } = await openPage(chromium, { width: 1000, height: 800 });
+  const { context, page, problems } = await openPage(chromium(), { width: 1000, height: 800 });
   try {
     await signIn(page, user, '/auth/settings/profile');
     await page.getByRole('link', { name: 'Delete account…' }).click();

@@ -1,6 +1,11 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestFn } from 'ava';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { tempDir } from './process.ts';
+import { later } from './read-through.ts';
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -54,8 +59,64 @@ export async function launchBrowser(): Promise<TestBrowser> {
  * own context (`openPage`), so no cookie or cache survives between tests.
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM_PATH} (set CHROMIUM_PATH)`);
+  if (!chromiumAvailable())
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: apt-get install -y chromium, or set CHROMIUM_PATH`,
+    );
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+}
+
+/**
+ * Chromium for the whole test file: launched in a serial `test.before` (a missing Chromium fails
+ * the file, saying how to install it), closed in `test.after.always`. Returns the getter to call
+ * in tests: `openPage(chromium(), viewport)`.
+ */
+export function setUpChromium<Context>(test: TestFn<Context>): () => Browser {
+  const browser = later<Browser>('Chromium');
+  test.serial.before(async () => {
+    browser.set(await launchChromium());
+  });
+  test.after.always(async () => {
+    await browser.peek()?.close();
+  });
+  return browser.get;
+}
+
+/**
+ * Screenshots of a test file, outside git: `$TMPDIR/<folder>/<name>-light.png` and `-dark.png`,
+ * the page in each color scheme (then back to the browser's own).
+ */
+export function screenshotsIn(folder: string): (page: Page, name: string) => Promise<void> {
+  const dir = join(tmpdir(), folder);
+  let made: Promise<unknown> | undefined;
+  return async (page, name) => {
+    made ??= mkdir(dir, { recursive: true });
+    await made;
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: join(dir, `${name}-${colorScheme}.png`), fullPage: true });
+    }
+    await page.emulateMedia({ colorScheme: null });
+  };
+}
+
+/**
+ * Opens `url` (absolute) signed out, signs in on the sign-in form it leads to, and waits until
+ * the browser is back on `url`'s path.
+ */
+export async function signInAt(
+  page: Page,
+  url: string,
+  user: { email: string; password: string },
+  password = user.password,
+): Promise<void> {
+  const path = new URL(url).pathname;
+  await page.goto(url);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((landed) => landed.pathname === path);
 }
 
 export interface OpenPage {

@@ -16,6 +16,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
 import { renderEmbedErrors } from './embed/render-errors.ts';
 import { embedRoutes } from './embed/routes.ts';
+import { showEmbedStep } from './embed/steps.ts';
 import { pageRoutes } from './interaction/routes.ts';
 import { ClientDirectory } from './provider/clients.ts';
 import { createProvider } from './provider/create.ts';
@@ -70,7 +71,7 @@ export function createAuthApp(runtime: Runtime): Koa {
     loadClient,
     csrf: { keys: runtime.config.cookieKeys, secure: new URL(issuer).protocol === 'https:' },
   };
-  const pages = pageRoutes(deps);
+  const pages = pageRoutes(deps, { embed: showEmbedStep });
 
   provider.silent = true;
   provider.use(requestContext('auth', runtime.logger, { accessLog: runtime.config.accessLog }));

@@ -3,8 +3,10 @@ import { createPasswordResetLink } from '@sched/accounts/password-reset';
 import { rotateSigningKeys, type SigningKeySettings } from '@sched/auth/keys/signing-keys';
 import { createClient } from '@sched/clients/operations';
 import { approve } from '@sched/clients/review';
+import type { Actor } from '@sched/clients/rights';
 import { createClientBody } from '@sched/clients/schemas';
 import type { Knex } from '@sched/db/connection';
+import { cliAudit } from '@sched/db/queries/audit-log';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
@@ -25,7 +27,11 @@ import { CommandInputError } from './command-error.ts';
 
 export { CommandInputError };
 
-/** Operator commands; the CLI runs them directly or through a running server's control socket. */
+/**
+ * Operator commands; the CLI runs them directly or through a running server's control socket.
+ * Every command that changes something writes its audit event in the change's transaction, with
+ * the operator CLI as the actor (`cliAudit`).
+ */
 export const CreateAdminInput = z.strictObject({
   email: z.email(),
   password: z.string().min(8, 'must be at least 8 characters').max(1024),
@@ -98,12 +104,15 @@ const listed = (client: OAuthClient): ListedClient => ({
   createdAt: client.createdAt.toISOString(),
 });
 
-/** The CLI acts as the oldest service administrator (the clients' owner, the review's reviewer). */
-async function operatorActor(knex: Knex): Promise<{ userId: number; serviceAdmin: true }> {
+/**
+ * The CLI acts with the rights of the oldest service administrator (the clients' owner, the
+ * review's reviewer); its audit events name the operator CLI, not that administrator.
+ */
+async function operatorActor(knex: Knex, command: CommandName): Promise<Actor> {
   const userId = await findFirstServiceAdminId(knex);
   if (userId === null)
     throw new CommandInputError('there is no service administrator yet: run create-admin first');
-  return { userId, serviceAdmin: true };
+  return { userId, serviceAdmin: true, audit: cliAudit(command) };
 }
 
 async function accountByEmail(knex: Knex, email: string) {
@@ -127,7 +136,9 @@ export const commands = {
     const { admin } = parseInput(MigrateInput, input ?? {});
     const applied = await migrateLatest(knex);
     // No API key here: nobody would see it. `create-admin` issues keys.
-    const adminUserId = admin ? (await ensureServiceAdminUser(knex, admin)).userId : undefined;
+    const adminUserId = admin
+      ? (await ensureServiceAdminUser(knex, admin, cliAudit('migrate'))).userId
+      : undefined;
     return adminUserId === undefined ? { applied } : { applied, adminUserId };
   },
   /**
@@ -150,14 +161,14 @@ export const commands = {
         `an account with the e-mail ${admin.email} exists with another password; run reset-password --email ${admin.email} and set the password through its link, then run create-admin again`,
       );
     }
-    return ensureServiceAdmin(knex, admin);
+    return ensureServiceAdmin(knex, admin, cliAudit('create-admin'));
   },
   /** A one-time password-reset URL (30 minutes; older links stop working) for the account. */
   async 'reset-password'(knex: Knex, input: unknown) {
     const { email, appUrl } = parseInput(ResetPasswordInput, input);
     const user = await findUserByEmail(knex, email);
     if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
-    return createPasswordResetLink(knex, appUrl, user.id);
+    return createPasswordResetLink(knex, appUrl, user.id, cliAudit('reset-password'));
   },
   /**
    * A new active ID-token signing key; the previous one stops signing and stays in the JWKS until
@@ -166,7 +177,7 @@ export const commands = {
   async 'rotate-keys'(knex: Knex, input: unknown, context?: CommandContext) {
     parseInput(z.strictObject({}), input ?? {});
     if (!context) throw new Error('rotate-keys needs the signing-key settings of the process');
-    return rotateSigningKeys(knex, context.signingKeys, context.versions);
+    return rotateSigningKeys(knex, context.signingKeys, context.versions, cliAudit('rotate-keys'));
   },
   /**
    * Registers an OAuth client owned by `--owner` (default: the oldest service administrator), with
@@ -188,9 +199,13 @@ export const commands = {
       const index = typeof issue.path[1] === 'number' ? ` (${issue.path[1] + 1})` : '';
       throw new CommandInputError(`--${CLIENT_FLAGS[field] ?? field}${index}: ${issue.message}`);
     }
-    const actor = args.owner
-      ? { userId: (await accountByEmail(knex, args.owner)).id, serviceAdmin: true }
-      : await operatorActor(knex);
+    const actor: Actor = args.owner
+      ? {
+          userId: (await accountByEmail(knex, args.owner)).id,
+          serviceAdmin: true,
+          audit: cliAudit('create-client'),
+        }
+      : await operatorActor(knex, 'create-client');
     return asCommandError(async () => {
       const created = await createClient(runtime, actor, body.data);
       let client = created.client;
@@ -224,7 +239,7 @@ export const commands = {
   async 'approve-client'(knex: Knex, input: unknown, context?: CommandContext) {
     const { id } = parseInput(z.strictObject({ id: z.string().min(1) }), input);
     const runtime = requireRuntime(context);
-    const actor = await operatorActor(knex);
+    const actor = await operatorActor(knex, 'approve-client');
     const client = await asCommandError(() => approve(runtime, actor, id));
     return { id: client.id, reviewStatus: client.reviewStatus };
   },
@@ -233,7 +248,7 @@ export const commands = {
     const { email } = parseInput(EmailInput, input);
     const runtime = requireRuntime(context);
     const user = await accountByEmail(knex, email);
-    const done = await disableAccount(runtime, user.id);
+    const done = await disableAccount(runtime, user.id, cliAudit('disable-user'));
     if (!done) throw new CommandInputError(`no account with the e-mail ${email}`);
     return {
       userId: user.id,
@@ -248,7 +263,7 @@ export const commands = {
     const { email } = parseInput(EmailInput, input);
     const runtime = requireRuntime(context);
     const user = await accountByEmail(knex, email);
-    const done = await enableAccount(runtime, user.id);
+    const done = await enableAccount(runtime, user.id, cliAudit('enable-user'));
     if (!done) throw new CommandInputError(`no account with the e-mail ${email}`);
     return { userId: user.id, email: user.email, enabled: true, changed: done.changed };
   },

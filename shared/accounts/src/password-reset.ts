@@ -25,14 +25,26 @@ export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
 
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
-/** A new one-time reset link for the user (older links stop working). */
-export async function createPasswordResetLink(knex: Knex, appUrl: string, userId: number): Promise<string> {
+/**
+ * A new one-time reset link for the user (older links stop working). With `audit`, its event is
+ * written with the link (the CLI's `reset-password`; the console records that it sent one).
+ */
+export async function createPasswordResetLink(
+  knex: Knex,
+  appUrl: string,
+  userId: number,
+  audit?: AuditContext,
+): Promise<string> {
   const token = randomToken(32);
-  await insertPasswordResetToken(knex, {
-    userId,
-    tokenHash: sha256Hex(token),
-    expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000),
-  });
+  await insertPasswordResetToken(
+    knex,
+    {
+      userId,
+      tokenHash: sha256Hex(token),
+      expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000),
+    },
+    audit,
+  );
   return tokenLink(appUrl, ACCOUNT_PATHS.resetPassword, token);
 }
 

@@ -95,6 +95,12 @@ const EnvSchema = z.object({
     .optional(),
 });
 
+/**
+ * Every environment variable `loadConfig` reads. README.md ("Configuration") and deploy/README.md
+ * document each one (test/deploy/compose.test.ts holds them to it).
+ */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(EnvSchema.shape));
+
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {

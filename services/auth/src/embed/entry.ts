@@ -5,8 +5,8 @@ import { singleQueryValue } from '../http/params.ts';
 import { seeOther } from '../interaction/current.ts';
 import { sendPage } from '../pages/layout.ts';
 import { PATHS } from '../paths.ts';
-import { COOKIE_CHECK } from './cookies.ts';
-import { EmbedParentOriginError } from './errors.ts';
+import { COOKIE_CHECK } from '../embed-flow/cookies.ts';
+import { EmbedParentOriginError } from '../embed-flow/errors.ts';
 import {
   EMBED_PARAMS,
   EMBED_RESPONSE_MODE,
@@ -16,7 +16,7 @@ import {
   flowFromParams,
   isEmbedParams,
   markEmbed,
-} from './flow.ts';
+} from '../embed-flow/flow.ts';
 import { needsPopupPage } from './pages/needs-popup.ts';
 
 const ENTRY = 'embedEntry';

@@ -19,9 +19,9 @@ import { readParams } from '../http/params.ts';
 import { currentInteraction, type Interaction, seeOther } from '../interaction/current.ts';
 import { sendPage } from '../pages/layout.ts';
 import { interactionPath } from '../paths.ts';
-import { OnboardingStepError } from './errors.ts';
-import { embedPageOptions, errorMessage } from './flow.ts';
-import { joinEmbedFlow } from './interaction.ts';
+import { OnboardingStepError } from '../embed-flow/errors.ts';
+import { embedPageOptions, errorMessage } from '../embed-flow/flow.ts';
+import { joinEmbedFlow } from '../interaction/embed-flow.ts';
 import { calendarPage } from './pages/calendar.ts';
 import { type ProfileField, type ProfileView, profilePage } from './pages/profile.ts';
 

@@ -4,7 +4,7 @@ import { AuthorizationPageError, AuthorizationRedirectError, InteractionExpiredE
 import { errorPage } from '../pages/error.ts';
 import { sendPage } from '../pages/layout.ts';
 import { PATHS } from '../paths.ts';
-import { EmbedParentOriginError } from './errors.ts';
+import { EmbedParentOriginError } from '../embed-flow/errors.ts';
 import {
   type EmbedErrorCode,
   embedFlowOf,
@@ -12,7 +12,7 @@ import {
   errorMessage,
   flowFromParams,
   markEmbed,
-} from './flow.ts';
+} from '../embed-flow/flow.ts';
 
 const TITLES: Record<number, string> = {
   400: 'Something is wrong with this request',

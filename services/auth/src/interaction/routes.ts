@@ -11,7 +11,7 @@ import { homePage } from '../pages/home.ts';
 import { STYLESHEET } from '../pages/styles.ts';
 import { PATHS } from '../paths.ts';
 import { consent } from './consent.ts';
-import { showInteraction } from './show.ts';
+import { type InteractionStep, showInteraction } from './show.ts';
 import { signIn } from './sign-in.ts';
 import { showSignUp, signUp } from './sign-up.ts';
 import { verifyEmail } from './verify-email.ts';
@@ -22,11 +22,14 @@ function stylesheet(ctx: Context): void {
   ctx.body = STYLESHEET;
 }
 
-/** The browser pages of the authorization server (everything else is oidc-provider's). */
-export function pageRoutes(deps: AuthDeps): Router {
+/**
+ * The browser pages of the authorization server (everything else is oidc-provider's);
+ * `steps.embed` renders the steps of an onboarding-embed flow.
+ */
+export function pageRoutes(deps: AuthDeps, steps: { embed: InteractionStep }): Router {
   const router = new Router();
   const step = `${PATHS.interaction}/:uid`;
-  router.get(step, showInteraction(deps));
+  router.get(step, showInteraction(deps, steps.embed));
   router.post(`${step}/signin`, signIn(deps));
   router.get(`${step}/signup`, showSignUp(deps));
   router.post(`${step}/signup`, signUp(deps));

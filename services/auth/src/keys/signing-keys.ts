@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
+import { type AuditContext, recordAuditEvent } from '@sched/db/queries/audit-log';
 import {
   deleteRetiredSigningKeys,
   insertActiveSigningKey,
@@ -172,16 +173,28 @@ export interface RotationResult {
 /**
  * `npm run cli -- rotate-keys`: a new active key; the previous one retires (verifies, never signs);
  * expired retiring keys are deleted. `versions` (the token store) tells running processes to reload.
+ * The `signing_key.rotated` event (kids only) is written in the rotation's transaction, its actor
+ * named by `audit` (the system without one).
  */
 export async function rotateSigningKeys(
   knex: Knex,
   settings: SigningKeySettings,
   versions: VersionBumper | undefined,
+  audit?: AuditContext,
 ): Promise<RotationResult> {
   const now = new Date();
   const result = await withSigningKeyLock(knex, async (trx) => {
     const deleted = await deleteRetiredSigningKeys(trx, retirementCutoff(now));
-    return { ...(await addActiveKey(trx, settings)), deleted };
+    const added = await addActiveKey(trx, settings);
+    await recordAuditEvent(trx, audit, {
+      action: 'signing_key.rotated',
+      targetType: 'signing_key',
+      targetId: added.kid,
+      before: { activeKid: added.retired },
+      after: { activeKid: added.kid, alg: added.alg },
+      details: { deleted },
+    });
+    return { ...added, deleted };
   });
   await versions?.bumpVersion(SIGNING_KEYS_VERSION_KEY);
   return {

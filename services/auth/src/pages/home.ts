@@ -1,14 +1,22 @@
 import type { Context } from 'koa';
-import type { AuthDeps } from '../deps.ts';
 import { PATHS } from '../paths.ts';
 import { html } from './html.ts';
 import { sendPage } from './layout.ts';
 
 /**
+ * What the landing page needs of the server's deps (AuthDeps fits): pages/ renders and stays
+ * below deps.ts, which imports the provider.
+ */
+interface HomeDeps {
+  issuer: string;
+  runtime: { config: { baseUrl: string; signupEnabled: boolean } };
+}
+
+/**
  * The landing page at `/`: the first URL `npm start` prints. Where to sign in, manage the account
  * and read the API's documentation; the URLs a developer configures a client with.
  */
-export function homePage(deps: AuthDeps) {
+export function homePage(deps: HomeDeps) {
   const apiUrl = deps.runtime.config.baseUrl;
   return function homePageHandler(ctx: Context): void {
     const signup = deps.runtime.config.signupEnabled;

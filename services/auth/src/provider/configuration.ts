@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { Knex } from 'knex';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { EMBED_PARAMS, isEmbedParams } from '../embed/flow.ts';
+import { EMBED_PARAMS, isEmbedParams } from '../embed-flow/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
 import { ID_TOKEN_TTL, type SigningAlg } from '../keys/signing-keys.ts';
 import { PATHS, interactionPath } from '../paths.ts';

@@ -2,6 +2,7 @@ import { hashPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
 import { createApiKey } from './api-keys.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { createUser, findUserByEmail } from './users.ts';
 
 export interface ServiceAdminInput {
@@ -15,15 +16,21 @@ export interface ServiceAdminInput {
  * a key. Creates the user when missing (e-mail taken as verified, onboarding complete, default
  * schedule); otherwise marks the existing user as service admin and fills in password and name
  * only where they are missing: an existing password is never overwritten. Safe to run concurrently.
+ * A creation or a change is written with its audit event (`user.created`, `user.admin_granted`,
+ * `user.password_set`; no address, name or password) in one transaction; `audit` names who acts
+ * (the operator CLI), the system without one (the ADMIN_EMAIL bootstrap).
  */
 export async function ensureServiceAdminUser(
   knex: Knex,
   input: ServiceAdminInput,
+  audit?: AuditContext,
 ): Promise<{ userId: number; created: boolean }> {
-  const existing = await findUserByEmail(knex, input.email);
-  if (!existing) {
+  return knex.transaction(async (trx) => {
+    const existing = await findUserByEmail(trx, input.email);
+    if (existing) return { userId: await promote(trx, existing.id, input, audit), created: false };
     try {
-      const user = await createUser(knex, {
+      // createUser's own transaction is a savepoint here: a duplicate leaves ours usable.
+      const user = await createUser(trx, {
         email: input.email,
         password: input.password,
         name: input.name ?? null,
@@ -31,38 +38,69 @@ export async function ensureServiceAdminUser(
         emailVerifiedAt: new Date(),
         onboardingStep: 'complete',
       });
+      await recordAuditEvent(trx, audit, {
+        action: 'user.created',
+        targetType: 'user',
+        targetId: user.id,
+        after: { emailVerified: true, hasPassword: true, serviceAdmin: true },
+        details: { through: 'service_admin_bootstrap' },
+      });
       return { userId: user.id, created: true };
     } catch (error) {
       // Another process created it between our lookup and insert: fall through to "existing".
       if (!(error instanceof DuplicateRecordError)) throw error;
-      const raced = await findUserByEmail(knex, input.email);
+      const raced = await findUserByEmail(trx, input.email);
       if (!raced) throw error;
-      return { userId: await promote(knex, raced.id, input), created: false };
+      return { userId: await promote(trx, raced.id, input, audit), created: false };
     }
-  }
-  return { userId: await promote(knex, existing.id, input), created: false };
+  });
 }
 
-async function promote(knex: Knex, userId: number, input: ServiceAdminInput): Promise<number> {
-  const row = (await knex('users').where({ id: userId }).first('password_hash', 'name')) as
-    | { password_hash: string | null; name: string | null }
+async function promote(
+  trx: Knex,
+  userId: number,
+  input: ServiceAdminInput,
+  audit: AuditContext | undefined,
+): Promise<number> {
+  const row = (await trx('users')
+    .where({ id: userId })
+    .forUpdate()
+    .first('password_hash', 'name', 'is_service_admin')) as
+    | { password_hash: string | null; name: string | null; is_service_admin: boolean }
     | undefined;
-  const changes: Record<string, unknown> = { is_service_admin: true, updated_at: knex.fn.now() };
-  if (row && row.password_hash === null) changes['password_hash'] = await hashPassword(input.password);
-  if (row && row.name === null && input.name) changes['name'] = input.name;
-  await knex('users').where({ id: userId }).update(changes);
+  if (!row) return userId;
+  const setPassword = row.password_hash === null;
+  const setName = row.name === null && Boolean(input.name);
+  // Already an administrator with a password and a name: a repeated run changes nothing.
+  if (row.is_service_admin && !setPassword && !setName) return userId;
+  const changes: Record<string, unknown> = { is_service_admin: true, updated_at: trx.fn.now() };
+  if (setPassword) changes['password_hash'] = await hashPassword(input.password);
+  if (setName) changes['name'] = input.name;
+  await trx('users').where({ id: userId }).update(changes);
+  await recordAuditEvent(trx, audit, {
+    action: row.is_service_admin ? 'user.password_set' : 'user.admin_granted',
+    targetType: 'user',
+    targetId: userId,
+    before: { serviceAdmin: row.is_service_admin, hasPassword: !setPassword },
+    after: { serviceAdmin: true, hasPassword: true },
+    details: { nameSet: setName },
+  });
   return userId;
 }
 
 /**
  * `create-admin` and the ADMIN_EMAIL bootstrap: ensureServiceAdminUser, then a fresh API key on
- * every call (earlier keys keep working). The plain key is only in the return value.
+ * every call (earlier keys keep working), in one transaction with their audit events. The plain
+ * key is only in the return value.
  */
 export async function ensureServiceAdmin(
   knex: Knex,
   input: ServiceAdminInput,
+  audit?: AuditContext,
 ): Promise<{ userId: number; apiKey: string }> {
-  const { userId } = await ensureServiceAdminUser(knex, input);
-  const key = await createApiKey(knex, userId);
-  return { userId, apiKey: key.plain };
+  return knex.transaction(async (trx) => {
+    const { userId } = await ensureServiceAdminUser(trx, input, audit);
+    const key = await createApiKey(trx, userId, audit);
+    return { userId, apiKey: key.plain };
+  });
 }

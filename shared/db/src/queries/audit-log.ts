@@ -11,7 +11,9 @@ export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 
 /**
  * Who acts: a signed-in user (settings pages), a user through one of their API keys, a user through
- * an OAuth client (or a client on its own: the managed-user family), or the system (CLI, jobs).
+ * an OAuth client (or a client on its own: the managed-user family), or the system: start-up
+ * (ADMIN_EMAIL), jobs and the operator CLI. The CLI is a `system` actor whose events say so in
+ * their details (`cliAudit`): whoever runs it has shell access to the deployment, not an account.
  */
 export interface AuditActor {
   kind: AuditActorKind;
@@ -29,6 +31,8 @@ export interface AuditContext {
   actor: AuditActor;
   requestId: string | null;
   ipAddress: string | null;
+  /** Where the change came from, added to the details of every event written with this context. */
+  details?: Record<string, unknown>;
 }
 
 /** For changes nobody requested over HTTP (the operator CLI, start-up bootstrap, jobs). */
@@ -36,6 +40,18 @@ export const SYSTEM_AUDIT: AuditContext = Object.freeze({
   actor: Object.freeze({ kind: 'system', userId: null }) as AuditActor,
   requestId: null,
   ipAddress: null,
+});
+
+/**
+ * The operator CLI running `command` (`npm run cli -- <command>`, directly or through a running
+ * server's control socket): the system acts, and each event's details carry `via: 'cli'` and the
+ * command, so the log tells an operator's change from a job's.
+ */
+export const cliAudit = (command: string): AuditContext => ({
+  actor: { kind: 'system', userId: null },
+  requestId: null,
+  ipAddress: null,
+  details: { via: 'cli', command },
 });
 
 /** The acting user of a context, or null (system, a client acting on its own). */
@@ -155,7 +171,7 @@ export async function recordAuditEvent(
     organization_id: event.organizationId ?? null,
     before: jsonb(event.before),
     after: jsonb(event.after),
-    details: JSON.stringify(event.details ?? {}),
+    details: JSON.stringify({ ...context.details, ...event.details }),
     request_id: context.requestId,
     ip_address: context.ipAddress,
   });

@@ -20,15 +20,31 @@ export interface NewPasswordResetToken {
   expiresAt: Date;
 }
 
-/** Stores a new link's token; every earlier link of the user stops working. */
-export async function insertPasswordResetToken(knex: Knex, token: NewPasswordResetToken): Promise<void> {
+/**
+ * Stores a new link's token; every earlier link of the user stops working. With `audit` (the
+ * operator CLI's `reset-password`), a `user.reset_link_created` event is written in the same
+ * transaction (no token, no hash).
+ */
+export async function insertPasswordResetToken(
+  knex: Knex,
+  token: NewPasswordResetToken,
+  audit?: AuditContext,
+): Promise<void> {
   await knex.transaction(async (trx) => {
-    await trx('password_reset_tokens').where({ user_id: token.userId }).del();
+    const voided = await trx('password_reset_tokens').where({ user_id: token.userId }).del();
     await trx('password_reset_tokens').insert({
       user_id: token.userId,
       token_hash: token.tokenHash,
       expires_at: token.expiresAt,
     });
+    if (audit) {
+      await recordAuditEvent(trx, audit, {
+        action: 'user.reset_link_created',
+        targetType: 'user',
+        targetId: token.userId,
+        details: { expiresAt: token.expiresAt.toISOString(), olderLinksVoided: voided },
+      });
+    }
   });
 }
 

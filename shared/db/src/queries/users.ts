@@ -2,8 +2,9 @@ import { hashPassword, verifyPassword } from '@sched/kit/passwords';
 import { WEEKDAY_NAMES, type WeekdayName } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
-import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
+import { bumpAfterWrite, transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** The users.week_start values: the week-day names of `@sched/policy/booking-periods`. */
@@ -351,25 +352,44 @@ export const bumpUser = (knex: Knex, versions: VersionBumper, userId: number): P
  * request and refuses them while disabled. Null when there is no such user; else whether the
  * account is disabled now and whether this call changed it. Ending the account's sessions, tokens
  * and keys is the caller's (`disableAccount` in @sched/accounts).
+ * With `audit`, the `user.disabled` / `user.enabled` event is written in the same transaction (also
+ * when nothing changed: the operator's action is on record); callers that write their own event
+ * afterwards pass none.
  */
 export async function setUserDisabled(
   knex: Knex,
   versions: VersionBumper,
   userId: number,
   disabled: boolean,
+  audit?: AuditContext,
 ): Promise<{ disabledAt: Date | null; changed: boolean } | null> {
-  const before = (await knex('users').where({ id: userId }).first('disabled_at')) as
-    | { disabled_at: Date | null }
-    | undefined;
-  if (!before) return null;
-  if ((before.disabled_at !== null) === disabled) return { disabledAt: before.disabled_at, changed: false };
-  const [row] = (await knex('users')
-    .where({ id: userId })
-    .update({ disabled_at: disabled ? knex.fn.now() : null, updated_at: knex.fn.now() })
-    .returning(['disabled_at'])) as Array<{ disabled_at: Date | null }>;
-  if (!row) return null;
-  await bumpUser(knex, versions, userId);
-  return { disabledAt: row.disabled_at, changed: true };
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const before = (await trx('users').where({ id: userId }).forUpdate().first('disabled_at')) as
+      | { disabled_at: Date | null }
+      | undefined;
+    if (!before) return null;
+    const changed = (before.disabled_at !== null) !== disabled;
+    const disabledAt = changed
+      ? (
+          (await trx('users')
+            .where({ id: userId })
+            .update({ disabled_at: disabled ? trx.fn.now() : null, updated_at: trx.fn.now() })
+            .returning(['disabled_at'])) as Array<{ disabled_at: Date | null }>
+        )[0]!.disabled_at
+      : before.disabled_at;
+    if (audit) {
+      await recordAuditEvent(trx, audit, {
+        action: disabled ? 'user.disabled' : 'user.enabled',
+        targetType: 'user',
+        targetId: userId,
+        before: { disabled: before.disabled_at !== null },
+        after: { disabled },
+        details: { changed },
+      });
+    }
+    if (changed) await bumpUser(trx, bumper, userId);
+    return { disabledAt, changed };
+  });
 }
 
 /** When the account was disabled; null when it is not (or there is no such user). */

@@ -2,7 +2,7 @@ import type { CalendarProvider } from '@sched/policy/onboarding';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
-import { progress } from './progress.ts';
+import { progress } from '../../embed-flow/pages/progress.ts';
 
 /** How each provider is shown: a name and a small mark (letters, no third-party logos). */
 export const PROVIDER_LABELS: Record<CalendarProvider, { name: string; mark: string }> = {

@@ -2,7 +2,7 @@ import { TIME_ZONES, WEEK_STARTS } from '@sched/policy/onboarding';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
-import { progress } from './progress.ts';
+import { progress } from '../../embed-flow/pages/progress.ts';
 
 export type ProfileField = 'name' | 'username' | 'time_zone' | 'week_start';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
-import { type Interaction, requestOf } from '../interaction/current.ts';
-import { type EmbedFlow, flowFromParams, isEmbedParams, markEmbed } from './flow.ts';
+import { type Interaction, requestOf } from './current.ts';
+import { type EmbedFlow, flowFromParams, isEmbedParams, markEmbed } from '../embed-flow/flow.ts';
 
 /**
  * When the interaction belongs to an onboarding-embed flow: marks the request as such (framing by
