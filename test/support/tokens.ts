@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Stores } from '@sched/db/stores';
+import { taggedTokenId } from '@sched/db/token-store/keys';
 import type { AccessTokenPayload } from '@sched/db/token-store/types';
 
 export interface TestAccessTokenOptions {
@@ -30,7 +31,9 @@ export async function createTestAccessToken(
     .insert({ id: clientId, owner_user_id: options.userId, name: 'Test client', review_status: 'APPROVED' })
     .onConflict('id')
     .ignore();
-  const token = randomBytes(32).toString('base64url');
+  const grantId = options.grantId ?? randomBytes(16).toString('base64url');
+  // As the auth service mints them: the grant's hash tag in the value (docs/token-store.md).
+  const token = taggedTokenId(randomBytes(32).toString('base64url'), grantId);
   const iat = Math.floor(Date.now() / 1000);
   const expiresIn = options.expiresIn ?? 1800;
   const payload: AccessTokenPayload = {
@@ -41,7 +44,7 @@ export async function createTestAccessToken(
     scope: (options.scopes ?? []).join(' '),
     iat,
     exp: iat + expiresIn,
-    grantId: options.grantId ?? randomBytes(16).toString('base64url'),
+    grantId,
     gty: 'authorization_code',
     extra: { legacy: options.legacy ?? false },
   };

@@ -72,9 +72,13 @@ export function takeTokenWrites(state: Record<string, unknown>): DeferredWrites 
   return pending ?? { consume: undefined, writes: [] };
 }
 
-/** oidc-provider ids (nanoid) are base64url; anything else cannot exist and never reaches the store. */
-const STORED_ID = /^[A-Za-z0-9_-]{1,256}$/;
-export const wellFormed = (id: unknown): id is string => typeof id === 'string' && STORED_ID.test(id);
+/**
+ * oidc-provider ids (nanoid) are base64url, grants' and their tokens' with a '.' and the grant's
+ * hash tag (token-ids.ts); anything else cannot exist and never reaches the store.
+ */
+const STORED_ID = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)?$/;
+export const wellFormed = (id: unknown): id is string =>
+  typeof id === 'string' && id.length <= 256 && STORED_ID.test(id);
 
 /**
  * Grants are written once (when the user allows an authorization) and never changed, only

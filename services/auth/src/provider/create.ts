@@ -10,6 +10,7 @@ import { embedResponseMode } from '../embed-flow/response-mode.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
+import { tagTokenIdsWithTheirGrant } from './token-ids.ts';
 
 /**
  * The oidc-provider instance. It is itself the Koa app of the authorization server: our pages and
@@ -32,6 +33,7 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
   );
   provider.proxy = config.trustProxy;
   storeLegacyFlagOnGrants(provider);
+  tagTokenIdsWithTheirGrant(provider);
   acceptAnyActiveSecret(provider);
   loopbackAnyPort(provider);
   if (secureCookies) markCookiesSecure(provider);

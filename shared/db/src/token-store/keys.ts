@@ -2,25 +2,23 @@
  * The storage layout of the token store: a contract between the auth service (writer) and the
  * resource API (reader), documented in docs/token-store.md. Change it only together with both.
  *
- * Redis (every key starts with the deployment's prefix, e.g. 'sched:'):
- *   <prefix>oidc:<Model>:<id>              string: JSON of the oidc-provider payload, TTL = the record's
- *   <prefix>oidc:consumed:<Model>:<id>     string: epoch seconds it was consumed (only once consumed),
- *                                          TTL = the record's
- *   <prefix>oidc:grant:<grantId>           sorted set of '<Model>:<id>' members, score = member's
- *                                          expiry in epoch ms ('+inf' = none); key TTL = latest member
- *   <prefix>oidc:uid:<Model>:<uid>         string <id>, TTL = the record's
- *   <prefix>oidc:userCode:<Model>:<code>   string <id>, TTL = the record's
- *   <prefix>oidc:idx:uc:<account>:<client> sorted set of '<Model>:<id>' members of the account's records
- *                                          for the client, score = expiry in epoch ms; key TTL = latest
- *   <prefix>oidc:idx:user:<account>        sorted set of client ids, score = latest expiry of the
- *                                          account's records for that client; key TTL = latest
- *   <prefix>oidc:idx:issued:<account>      hash client id -> epoch ms of the latest record written for
- *                                          it; same TTL as idx:user
- *   <prefix>oidc:idx:client:<client>       sorted set of account ids, score as in idx:user
- *   <prefix>oidc:idx:session:<account>     sorted set of '<Model>:<id>' of the account's records that
- *                                          name no client (Sessions), score = expiry in epoch ms
- *   <prefix>rate:<key>                     integer hit count of the current window, TTL = rest of window
- *   <prefix>ver:<key>                      integer version, no TTL
+ * Redis (every key starts with the deployment's prefix, e.g. 'sched:'). `{T}` is a Redis Cluster
+ * hash tag: `tagOf(id)` for a record, `tagOf(grantId)` for a grant's keys, so a grant, its codes
+ * and tokens (whose ids end in `.<the grant's tag>`, `taggedTokenId`) share one slot.
+ *   <prefix>oidc:{T}:<Model>:<id>           string: JSON of the oidc-provider payload, TTL = the record's
+ *   <prefix>oidc:{T}:consumed:<Model>:<id>  string: epoch seconds it was consumed (only once consumed)
+ *   <prefix>oidc:{T}:grant:<grantId>        sorted set of '<Model>:<id>' of the grant's records that carry
+ *                                           its tag, score = expiry in epoch ms; key TTL = latest member
+ *   <prefix>oidc:{T}:used:<grantId>         string: epoch ms of the latest record written for the grant
+ *   <prefix>oidc:uid:<Model>:<uid>          string <id>, TTL = the record's (its own slot)
+ *   <prefix>oidc:userCode:<Model>:<code>    string <id>, TTL = the record's (its own slot)
+ *   <prefix>oidc:idx:{A}:uc:<client>        sorted set of 'Grant:<grantId>' of the account for the
+ *                                           client, score = the grant's expiry (A = 'u:<account>')
+ *   <prefix>oidc:idx:{A}:user               sorted set of client ids, score = latest grant expiry
+ *   <prefix>oidc:idx:{A}:session            sorted set of 'Session:<id>' (records naming no client)
+ *   <prefix>oidc:idx:client:<client>        sorted set of account ids (a directory; own slot)
+ *   <prefix>rate:<key>                      integer hit count of the current window, TTL = rest of window
+ *   <prefix>ver:<key>                       integer version, no TTL
  *
  * SQL: tables token_records and token_counters (migrations/0002_token_store.ts); counters use the
  * same 'rate:<key>' / 'ver:<key>' names as Redis, without a prefix.
@@ -29,8 +27,32 @@
 /** SQL tables. */
 export const TOKEN_TABLES = { records: 'token_records', counters: 'token_counters' } as const;
 
+/**
+ * The hash tag of a record id: the text after its last '.', or the whole id when it has none (or
+ * ends with it). A grant's tokens carry the grant's tag that way, so they share its slot.
+ */
+export function tagOf(id: string): string {
+  const dot = id.lastIndexOf('.');
+  return dot >= 0 && dot < id.length - 1 ? id.slice(dot + 1) : id;
+}
+
+/** The id of a code or token of `grantId`: a random part and the grant's tag. */
+export function taggedTokenId(random: string, grantId: string): string {
+  return `${random}.${tagOf(grantId)}`;
+}
+
+/** Whether a record of `id` naming `grantId` lives in the grant's slot (and is in its index). */
+export function sharesGrantTag(id: string, grantId: string): boolean {
+  return tagOf(id) === tagOf(grantId);
+}
+
+/** `<prefix>oidc:{<tag>}:`, what every key of the records of one tag starts with. */
+export function tagPrefix(prefix: string, tag: string): string {
+  return `${prefix}oidc:{${tag}}:`;
+}
+
 export function recordKey(prefix: string, model: string, id: string): string {
-  return `${prefix}oidc:${model}:${id}`;
+  return `${prefix}oidc:{${tagOf(id)}}:${model}:${id}`;
 }
 
 /**
@@ -38,16 +60,21 @@ export function recordKey(prefix: string, model: string, id: string): string {
  * `MGET` reads a record, its mark and any version counters in a single command.
  */
 export function consumedKey(prefix: string, model: string, id: string): string {
-  return `${prefix}oidc:consumed:${model}:${id}`;
+  return `${prefix}oidc:{${tagOf(id)}}:consumed:${model}:${id}`;
 }
 
-/** Member of a grant index: the record key without '<prefix>oidc:'. */
+/** Member of a grant index: the record key without '<prefix>oidc:{<tag>}:'. */
 export function grantMember(model: string, id: string): string {
   return `${model}:${id}`;
 }
 
 export function grantIndexKey(prefix: string, grantId: string): string {
-  return `${prefix}oidc:grant:${grantId}`;
+  return `${prefix}oidc:{${tagOf(grantId)}}:grant:${grantId}`;
+}
+
+/** When a record of the grant was last written (connected apps' last use), in the grant's slot. */
+export function grantUsedKey(prefix: string, grantId: string): string {
+  return `${prefix}oidc:{${tagOf(grantId)}}:used:${grantId}`;
 }
 
 export function uidIndexKey(prefix: string, model: string, uid: string): string {
@@ -58,29 +85,24 @@ export function userCodeIndexKey(prefix: string, model: string, userCode: string
   return `${prefix}oidc:userCode:${model}:${userCode}`;
 }
 
-/** The owner index (docs/token-store.md "Owner index"): the account's records for one client. */
+/** The owner index (docs/token-store.md "Owner index"): the account's grants of one client. */
 export function userClientIndexKey(prefix: string, accountId: string, clientId: string): string {
-  return `${prefix}oidc:idx:uc:${accountId}:${clientId}`;
+  return `${prefix}oidc:idx:{u:${accountId}}:uc:${clientId}`;
 }
 
-/** The clients an account has records for. */
+/** The clients an account has grants of. */
 export function userIndexKey(prefix: string, accountId: string): string {
-  return `${prefix}oidc:idx:user:${accountId}`;
+  return `${prefix}oidc:idx:{u:${accountId}}:user`;
 }
 
-/** When a record of the account was last written, per client (connected apps' last use). */
-export function issuedKey(prefix: string, accountId: string): string {
-  return `${prefix}oidc:idx:issued:${accountId}`;
-}
-
-/** The accounts a client has records for. */
+/** The accounts a client has grants of (a directory in the client's own slot). */
 export function clientIndexKey(prefix: string, clientId: string): string {
   return `${prefix}oidc:idx:client:${clientId}`;
 }
 
 /** The account's records that name no client (its browser Sessions). */
 export function sessionIndexKey(prefix: string, accountId: string): string {
-  return `${prefix}oidc:idx:session:${accountId}`;
+  return `${prefix}oidc:idx:{u:${accountId}}:session`;
 }
 
 /** Counter name shared by both stores (Redis adds the prefix). */

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { turnOf } from '../redis-turn.ts';
+import { mgetByNode } from './cluster-mget.ts';
 
 /** A burst larger than this is cut into several MGETs rather than one very large reply. */
 export const MAX_KEYS_PER_MGET = 1024;
@@ -25,11 +26,16 @@ interface Waiter {
  * order they are issued (no auto-pipelining, see redis.ts), so every command issued before any of
  * the batch's reads, a revocation among them, reaches Redis first. A read may see a write issued
  * later in the same turn, never miss an earlier one.
+ *
+ * On a Redis Cluster the batch is one pipeline of `MGET`s per node (cluster-mget.ts): at most one
+ * round trip per node. A single node keeps the one `MGET`, with no per-key work.
  */
 export function createMgetBatcher(
-  redis: Pick<Redis, 'mget'>,
+  redis: Pick<Redis, 'mget'> | Cluster,
   maxKeys = MAX_KEYS_PER_MGET,
 ): (keys: readonly string[]) => Promise<Values> {
+  const mget: (keys: string[]) => Promise<Values> =
+    redis instanceof Cluster ? (batch) => mgetByNode(redis, batch) : (batch) => redis.mget(batch);
   let keys: string[] = [];
   let waiters: Waiter[] = [];
   let scheduled = false;
@@ -48,7 +54,7 @@ export function createMgetBatcher(
     };
     let reply: Promise<Values>;
     try {
-      reply = redis.mget(batchKeys);
+      reply = mget(batchKeys);
     } catch (error) {
       // Sent from a timer: a synchronous throw would otherwise escape as an uncaught exception.
       fail(error);

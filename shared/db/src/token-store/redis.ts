@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.ts';
 import {
   clientIndexKey,
   consumedKey,
   decodeRecord,
   grantIndexKey,
   grantMember,
-  issuedKey,
+  grantUsedKey,
   rateKey,
   recordKey,
   sessionIndexKey,
+  sharesGrantTag,
+  tagOf,
+  tagPrefix,
   uidIndexKey,
   userClientIndexKey,
   userCodeIndexKey,
@@ -35,7 +38,7 @@ import {
   type UserClientGrants,
 } from './types.ts';
 
-/** Members a revocation pass deletes at most (each is two or three keys of one script call). */
+/** Index members (grants, sessions) a revocation pass takes at most. */
 const REVOKE_BATCH = 500;
 /** A revocation that keeps finding new records this many passes gives up (never in practice). */
 const MAX_REVOKE_PASSES = 10_000;
@@ -55,22 +58,40 @@ function script(source: string): Script {
 const NOW_MS = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
+// The hash tag of an id in Lua, as `tagOf` in keys.ts: after the last '.', else the whole id.
+const TAG_OF = `local function tagOf(id) return string.match(id, '%.([^%.]+)$') or id end`;
+
+// Prunes the expired members of each sorted set touched and gives it (and its companion key, if
+// any) the TTL of its latest member: the indexes stay bounded by their live records.
+const EXPIRE_TOUCHED = `
+for _, key in ipairs(order) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', nowText)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  local companion = companions[key]
+  if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
+    redis.call('PERSIST', key)
+    if companion then redis.call('PERSIST', companion) end
+  else
+    redis.call('PEXPIREAT', key, last[2])
+    if companion then redis.call('PEXPIREAT', companion, last[2]) end
+  end
+end`;
+
 /**
  * Writes records and, when asked, first consumes one: everything a token request settles, in one
- * atomic step (`consumeAndUpsert`; `upsert` and `consume` are its one-part cases).
+ * atomic step (`consumeAndUpsert`; `upsert` and `consume` are its one-part cases). On a cluster
+ * every key of one call is in one slot: the records of one grant (its tag).
  * KEYS: record and consumed mark of the record to consume (when ARGV[1] is '1' or '2'), with '2'
  * the record to read instead when the consumption fails (`consumeAndUpsertOrRead`), then per record
- * written: record, its consumed mark, then (as flagged) grant index, uid index, userCode index,
- * then the owner index: for owner 'c' the user-client index, user index, issued hash and client
- * index; for owner 's' the session index.
- * ARGV: consume? ('1' consume, '2' consume or read, '0' neither), then per record written: payload JSON, ttl ms ('' = none), consumed
- * epoch s ('' = not consumed), id, grant member, has-grant, has-uid, has-userCode ('1' / '0'),
- * owner ('c' account and client, 's' account only, '0' none), account id, client id.
+ * written: record, its consumed mark, and when it carries its grant's tag the grant index, the
+ * grant's last-use key and the Grant record.
+ * ARGV: consume? ('1' consume, '2' consume or read, '0' neither), then per record written: payload
+ * JSON, ttl ms ('' = none), consumed epoch s ('' = not consumed), grant member, in-grant ('1'/'0').
  * Returns 0, writing nothing, when the record to consume is missing, expired or already consumed
  * (exactly one of concurrent callers gets 1); with '2', { 0, the record read } instead (a table
- * of one element when that record is missing). The consumed mark expires with its record. Every
- * index touched is pruned of expired members and given the TTL of its latest member once, at the
- * end (the indexes stay bounded by their live records).
+ * of one element when that record is missing). A record of a grant never outlives the Grant
+ * record (its TTL is cut to the grant's): the grant's owner-index entry, which lives as long as
+ * the Grant record, always reaches it.
  */
 const CONSUME_AND_UPSERT = script(`
 ${NOW_MS}
@@ -91,25 +112,18 @@ if ARGV[1] ~= '0' then
   if ARGV[1] == '2' then k = 4 end
 end
 local touched, order, companions = {}, {}, {}
-local function touch(key, companion)
-  if not touched[key] then touched[key] = true; order[#order + 1] = key end
-  if companion then companions[key] = companion end
-end
 while a <= #ARGV do
   local rec, mark = KEYS[k], KEYS[k + 1]
-  local payload, ttl, consumed, id, member = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
-  local owner, account, client = ARGV[a + 8], ARGV[a + 9], ARGV[a + 10]
+  local payload, ttl, consumed, member = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3]
+  local grantKey, usedKey
   k = k + 2
-  local grantKey, uidKey, codeKey, ucKey, userKey, issuedKey, clientKey, sessionKey
-  if ARGV[a + 5] == '1' then grantKey = KEYS[k]; k = k + 1 end
-  if ARGV[a + 6] == '1' then uidKey = KEYS[k]; k = k + 1 end
-  if ARGV[a + 7] == '1' then codeKey = KEYS[k]; k = k + 1 end
-  if owner == 'c' then
-    ucKey, userKey, issuedKey, clientKey = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]; k = k + 4
-  elseif owner == 's' then
-    sessionKey = KEYS[k]; k = k + 1
+  if ARGV[a + 4] == '1' then
+    grantKey, usedKey = KEYS[k], KEYS[k + 1]
+    local left = redis.call('PTTL', KEYS[k + 2])
+    if left > 0 and (ttl == '' or tonumber(ttl) > left) then ttl = tostring(left) end
+    k = k + 3
   end
-  a = a + 11
+  a = a + 5
   redis.call('DEL', rec, mark)
   if ttl == '' or tonumber(ttl) > 0 then
     local function put(key, value)
@@ -117,123 +131,101 @@ while a <= #ARGV do
     end
     put(rec, payload)
     if consumed ~= '' then put(mark, consumed) end
-    if uidKey then put(uidKey, id) end
-    if codeKey then put(codeKey, id) end
-    local score = '+inf'
-    if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
-    if grantKey then redis.call('ZADD', grantKey, score, member); touch(grantKey) end
-    if ucKey then
-      redis.call('ZADD', ucKey, score, member); touch(ucKey)
-      redis.call('ZADD', userKey, 'GT', score, client); touch(userKey, issuedKey)
-      redis.call('HSET', issuedKey, client, nowText)
-      redis.call('ZADD', clientKey, 'GT', score, account); touch(clientKey)
+    if grantKey then
+      local score = '+inf'
+      if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
+      redis.call('ZADD', grantKey, score, member)
+      redis.call('SET', usedKey, nowText)
+      if not touched[grantKey] then touched[grantKey] = true; order[#order + 1] = grantKey end
+      companions[grantKey] = usedKey
     end
-    if sessionKey then redis.call('ZADD', sessionKey, score, member); touch(sessionKey) end
   end
 end
-for _, key in ipairs(order) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', nowText)
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  local companion = companions[key]
-  if last[2] == nil or last[2] == 'inf' or last[2] == '+inf' then
-    redis.call('PERSIST', key)
-    if companion then redis.call('PERSIST', companion) end
-  else
-    redis.call('PEXPIREAT', key, last[2])
-    if companion then redis.call('PEXPIREAT', companion, last[2]) end
-  end
-end
+${EXPIRE_TOUCHED}
 return 1
 `);
 
 /**
- * One pass of `revokeByUserAndClient`. Every key it touches is passed in KEYS (derivable from the
- * index's members by the caller, so the script can run on one cluster slot).
- * KEYS: user-client index, user index, issued hash, client index, then per member: record, its
- * consumed mark, and for a Grant member its grant index.
- * ARGV: account id, client id, batch size, then per member: member ('<Model>:<id>'), is-grant.
- * Deletes the members' records and removes them from the index; returns { usable tokens deleted
- * (not Grant, not consumed, not expired), the next batch of members still indexed }. When none is
- * left, the client leaves the user's indexes and the user the client's.
+ * Adds members to sorted sets of one slot (the owner index): KEYS: the sets; ARGV per set: member,
+ * ttl ms ('' = none; the caller adds `INDEX_SLACK_MS`), '1' to keep a later score (ZADD GT).
+ * Score = now + ttl.
  */
-const REVOKE_USER_CLIENT = script(`
+const INDEX_ADD = script(`
 ${NOW_MS}
-local n, k = 0, 5
-for i = 4, #ARGV, 2 do
-  local member, isGrant = ARGV[i], ARGV[i + 1]
-  local consumed = redis.call('DEL', KEYS[k + 1])
-  local deleted = redis.call('DEL', KEYS[k])
-  k = k + 2
-  if isGrant == '1' then
-    redis.call('DEL', KEYS[k]); k = k + 1
-  elseif deleted == 1 and consumed == 0 then
-    n = n + 1
-  end
-  redis.call('ZREM', KEYS[1], member)
+local nowText = string.format('%.0f', now)
+local order, companions = {}, {}
+for i = 1, #KEYS do
+  local member, ttl, gt = ARGV[3 * i - 2], ARGV[3 * i - 1], ARGV[3 * i]
+  local score = '+inf'
+  if ttl ~= '' then score = string.format('%.0f', now + tonumber(ttl)) end
+  if gt == '1' then redis.call('ZADD', KEYS[i], 'GT', score, member)
+  else redis.call('ZADD', KEYS[i], score, member) end
+  order[#order + 1] = KEYS[i]
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))
-local rest = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
-if #rest == 0 then
-  redis.call('ZREM', KEYS[2], ARGV[2])
-  redis.call('HDEL', KEYS[3], ARGV[2])
-  redis.call('ZREM', KEYS[4], ARGV[1])
-end
-return { n, rest }
+${EXPIRE_TOUCHED}
+return 1
 `);
 
 /**
- * One pass of `revokeSessionsOfUser`. KEYS: session index, then per member: record, consumed mark.
- * ARGV: batch size, then the members. Returns { records deleted, the next batch of members }.
+ * The end of a user-client revocation, in the account's slot: KEYS: user-client index, user index.
+ * ARGV: client id. When the user-client index is empty, the client leaves the user index (atomic
+ * with INDEX_ADD, so a grant written meanwhile keeps its client listed).
  */
-const REVOKE_SESSIONS = script(`
-${NOW_MS}
-local n, k = 0, 2
-for i = 2, #ARGV do
-  redis.call('DEL', KEYS[k + 1])
-  n = n + redis.call('DEL', KEYS[k])
-  k = k + 2
-  redis.call('ZREM', KEYS[1], ARGV[i])
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now))
-return { n, redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1) }
+const OWNER_TIDY = script(`
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end
+return 1
 `);
 
-/** KEYS: record, its consumed mark. ARGV: '<prefix>oidc:', model, id. Deletes both and the index entries. */
-const DESTROY = script(`
--- pcall: a key of another type (a record of an older layout) is deleted without its index entries.
-local p = redis.pcall('GET', KEYS[1])
-if type(p) ~= 'string' then p = nil end
-if p then
-  local ok, obj = pcall(cjson.decode, p)
-  if ok and type(obj) == 'table' then
-    local pre, model, id = ARGV[1], ARGV[2], ARGV[3]
-    if type(obj.grantId) == 'string' then
-      redis.call('ZREM', pre .. 'grant:' .. obj.grantId, model .. ':' .. id)
-    end
-    if type(obj.uid) == 'string' then
-      local k = pre .. 'uid:' .. model .. ':' .. obj.uid
-      if redis.call('GET', k) == id then redis.call('DEL', k) end
-    end
-    if type(obj.userCode) == 'string' then
-      local k = pre .. 'userCode:' .. model .. ':' .. obj.userCode
-      if redis.call('GET', k) == id then redis.call('DEL', k) end
-    end
-  end
-end
-redis.call('DEL', KEYS[2])
-return redis.call('DEL', KEYS[1])
-`);
-
-/** KEYS: grant index. ARGV: '<prefix>oidc:'. Deletes every member record, its mark, and the index. */
+/**
+ * Revokes one grant, in its slot. KEYS: grant index, the grant's last-use key, then (mode 'usable')
+ * the Grant record and its consumed mark. ARGV: '<prefix>oidc:{<tag>}:', mode: 'all' counts every
+ * record deleted, 'usable' only those neither consumed nor expired (and deletes the Grant too).
+ * Member keys are built here from the members, always with the grant's own tag: one slot.
+ */
 const REVOKE_GRANT = script(`
 local members = redis.call('ZRANGE', KEYS[1], 0, -1)
 local n = 0
 for _, m in ipairs(members) do
-  n = n + redis.call('DEL', ARGV[1] .. m)
-  redis.call('DEL', ARGV[1] .. 'consumed:' .. m)
+  local consumed = redis.call('DEL', ARGV[1] .. 'consumed:' .. m)
+  local deleted = redis.call('DEL', ARGV[1] .. m)
+  if ARGV[2] == 'all' then n = n + deleted
+  elseif deleted == 1 and consumed == 0 then n = n + 1 end
 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+if #KEYS > 2 then redis.call('DEL', KEYS[3], KEYS[4]) end
 return n
+`);
+
+/**
+ * KEYS: record, its consumed mark. ARGV: '<prefix>oidc:{<tag>}:', model, id, the id's tag. Deletes
+ * both and the grant index entry (in the same slot when the id carries the grant's tag); returns
+ * { uid, userCode } of the payload ('' for none) for the caller to remove those index entries,
+ * which live in slots of their own.
+ */
+const DESTROY = script(`
+${TAG_OF}
+-- pcall: a key of another type (a record of an older layout) is deleted without its index entries.
+local p = redis.pcall('GET', KEYS[1])
+local uid, userCode = '', ''
+if type(p) ~= 'string' then p = nil end
+if p then
+  local ok, obj = pcall(cjson.decode, p)
+  if ok and type(obj) == 'table' then
+    if type(obj.grantId) == 'string' and tagOf(obj.grantId) == ARGV[4] then
+      redis.call('ZREM', ARGV[1] .. 'grant:' .. obj.grantId, ARGV[2] .. ':' .. ARGV[3])
+    end
+    if type(obj.uid) == 'string' then uid = obj.uid end
+    if type(obj.userCode) == 'string' then userCode = obj.userCode end
+  end
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return { uid, userCode }
+`);
+
+/** KEYS: an index entry. ARGV: the id it must still name to be deleted. */
+const DELETE_IF = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `);
 
 /** KEYS: counter. ARGV: window ms. Returns { count, ms left in the window }. */
@@ -247,7 +239,12 @@ end
 return { c, ttl }
 `);
 
-async function run(redis: Redis, s: Script, keys: string[], args: Array<string | number>): Promise<unknown> {
+async function run(
+  redis: RedisClient,
+  s: Script,
+  keys: string[],
+  args: Array<string | number>,
+): Promise<unknown> {
   try {
     return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
   } catch (error) {
@@ -257,14 +254,24 @@ async function run(redis: Redis, s: Script, keys: string[], args: Array<string |
 }
 
 export interface RedisTokenStoreOptions {
-  redis: Redis;
+  /** One node, a Sentinel-managed master or a Cluster: every script touches one slot. */
+  redis: RedisClient;
   /** Prefix of every key, e.g. 'sched:' (production) or a unique one per test file. */
   prefix: string;
 }
 
+/**
+ * An owner-index entry outlives its Grant record by this much: the index and the record are
+ * written by different scripts (on a cluster, different nodes and clocks), and the entry must
+ * reach every record of the grant for as long as it lives.
+ */
+const INDEX_SLACK_MS = 60_000;
+
+/** A write outside the grant's slot that follows a record's script (indexes of other owners). */
+type SideWrite = () => Promise<unknown>;
+
 /** The production token store. `close()` ends the given client. */
 export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions): TokenStore {
-  const oidcPrefix = `${prefix}oidc:`;
   // The resource API's reads of concurrent requests share one MGET per turn (mget-batch.ts).
   const mget = createMgetBatcher(redis);
   const decodedRecords = new DecodedRecords();
@@ -296,42 +303,64 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     return record && record[field] === value ? record : undefined;
   }
 
-  /** The KEYS and ARGV of one record written by CONSUME_AND_UPSERT, appended to `keys` and `args`. */
-  function addWrite(write: RecordWrite, keys: string[], args: string[]): void {
+  /**
+   * The KEYS and ARGV of one record written by CONSUME_AND_UPSERT, appended to `keys` and `args`;
+   * its index entries in other slots (uid, userCode, owner index) are appended to `sides`.
+   */
+  function addWrite(write: RecordWrite, keys: string[], args: string[], sides: SideWrite[]): void {
     const { model, id, payload } = write;
     assertModelName(model);
     const expiresIn = checkExpiresIn(write.expiresInSeconds);
+    const ttl = expiresIn === undefined ? '' : String(Math.round(expiresIn * 1000));
     const grantId = typeof payload.grantId === 'string' ? payload.grantId : undefined;
-    const uid = typeof payload.uid === 'string' ? payload.uid : undefined;
-    const userCode = typeof payload.userCode === 'string' ? payload.userCode : undefined;
-    keys.push(...recordKeys(model, id));
-    if (grantId !== undefined) keys.push(grantIndexKey(prefix, grantId));
-    if (uid !== undefined) keys.push(uidIndexKey(prefix, model, uid));
-    if (userCode !== undefined) keys.push(userCodeIndexKey(prefix, model, userCode));
-    const owner = recordOwner(payload);
-    if (owner?.kind === 'client') {
+    // Only a record carrying its grant's tag is in the grant's slot, hence in its index.
+    const inGrant = grantId !== undefined && sharesGrantTag(id, grantId);
+    keys.push(recordKey(prefix, model, id), consumedKey(prefix, model, id));
+    if (inGrant) {
       keys.push(
-        userClientIndexKey(prefix, owner.accountId, owner.clientId),
-        userIndexKey(prefix, owner.accountId),
-        issuedKey(prefix, owner.accountId),
-        clientIndexKey(prefix, owner.clientId),
+        grantIndexKey(prefix, grantId),
+        grantUsedKey(prefix, grantId),
+        recordKey(prefix, 'Grant', grantId),
       );
-    } else if (owner?.kind === 'account') {
-      keys.push(sessionIndexKey(prefix, owner.accountId));
     }
     args.push(
       JSON.stringify(payload),
-      expiresIn === undefined ? '' : String(Math.round(expiresIn * 1000)),
+      ttl,
       typeof payload.consumed === 'number' ? String(Math.floor(payload.consumed)) : '',
-      id,
       grantMember(model, id),
-      grantId === undefined ? '0' : '1',
-      uid === undefined ? '0' : '1',
-      userCode === undefined ? '0' : '1',
-      owner === undefined ? '0' : owner.kind === 'client' ? 'c' : 's',
-      owner?.accountId ?? '',
-      owner?.kind === 'client' ? owner.clientId : '',
+      inGrant ? '1' : '0',
     );
+    if (ttl !== '' && Number(ttl) <= 0) return;
+    const setIndex = (key: string) => () =>
+      ttl === '' ? redis.set(key, id) : redis.set(key, id, 'PX', Number(ttl));
+    if (typeof payload.uid === 'string') sides.push(setIndex(uidIndexKey(prefix, model, payload.uid)));
+    if (typeof payload.userCode === 'string')
+      sides.push(setIndex(userCodeIndexKey(prefix, model, payload.userCode)));
+    const owner = process.env.BENCH_NO_INDEX ? undefined : recordOwner(payload);
+    const score = ttl === '' ? '' : String(Number(ttl) + INDEX_SLACK_MS);
+    if (owner?.kind === 'client' && model === 'Grant') {
+      // The owner index holds grants; their tokens are reached through the grant index.
+      const { accountId, clientId } = owner;
+      sides.push(
+        () =>
+          run(
+            redis,
+            INDEX_ADD,
+            [userClientIndexKey(prefix, accountId, clientId), userIndexKey(prefix, accountId)],
+            [grantMember('Grant', id), score, '0', clientId, score, '1'],
+          ),
+        () => run(redis, INDEX_ADD, [clientIndexKey(prefix, clientId)], [accountId, score, '1']),
+      );
+    } else if (owner?.kind === 'account') {
+      sides.push(() =>
+        run(
+          redis,
+          INDEX_ADD,
+          [sessionIndexKey(prefix, owner.accountId)],
+          [grantMember(model, id), score, '0'],
+        ),
+      );
+    }
   }
 
   /** The record key and consumed mark of an index member ('<Model>:<id>'). */
@@ -342,32 +371,33 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     return [recordKey(prefix, model, id), consumedKey(prefix, model, id)];
   }
 
+  /** REVOKE_GRANT for one grant: 'all' as revokeByGrantId, 'usable' with the Grant (owner revocation). */
+  async function revokeGrant(grantId: string, mode: 'all' | 'usable'): Promise<number> {
+    const keys = [grantIndexKey(prefix, grantId), grantUsedKey(prefix, grantId)];
+    if (mode === 'usable') keys.push(...recordKeys('Grant', grantId));
+    return Number(await run(redis, REVOKE_GRANT, keys, [tagPrefix(prefix, tagOf(grantId)), mode]));
+  }
+
+  /**
+   * Revokes the grants of the user for the client, each in its own slot, then takes them out of
+   * the index. Repeats until a pass finds nothing: a grant written meanwhile is caught by the next
+   * pass; a rotation after its grant's revocation finds its refresh token gone and writes nothing.
+   */
   async function revokeByUserAndClient(accountId: string, clientId: string): Promise<number> {
     if (!isIndexedAccountId(accountId) || !isOwnerId(clientId)) return 0;
-    const fixed = [
-      userClientIndexKey(prefix, accountId, clientId),
-      userIndexKey(prefix, accountId),
-      issuedKey(prefix, accountId),
-      clientIndexKey(prefix, clientId),
-    ];
-    // The first pass names no member: it reads the first batch (and tidies the user's and the
-    // client's indexes when nothing is left). Each pass deletes what the previous one returned;
-    // records written meanwhile (a rotation that settled first) come back in the next batch.
-    let members: string[] = [];
+    const index = userClientIndexKey(prefix, accountId, clientId);
     let total = 0;
     for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
-      const keys = [...fixed];
-      const args = [accountId, clientId, String(REVOKE_BATCH)];
-      for (const member of members) {
-        keys.push(...memberKeys(member));
-        const isGrant = member.startsWith('Grant:');
-        if (isGrant) keys.push(grantIndexKey(prefix, member.slice('Grant:'.length)));
-        args.push(member, isGrant ? '1' : '0');
+      const members = await redis.zrange(index, 0, REVOKE_BATCH - 1);
+      if (members.length === 0) {
+        await run(redis, OWNER_TIDY, [index, userIndexKey(prefix, accountId)], [clientId]);
+        return total;
       }
-      const [count, rest] = (await run(redis, REVOKE_USER_CLIENT, keys, args)) as [number, string[]];
-      total += Number(count);
-      if (rest.length === 0) return total;
-      members = rest;
+      const counts = await Promise.all(
+        members.map((member) => revokeGrant(member.slice('Grant:'.length), 'usable')),
+      );
+      for (const count of counts) total += count;
+      await redis.zrem(index, ...members);
     }
     throw new Error(`revokeByUserAndClient(${accountId}, ${clientId}) did not settle`);
   }
@@ -384,10 +414,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
   async function listGrantsOfUser(accountId: string): Promise<UserClientGrants[]> {
     if (!isIndexedAccountId(accountId)) return [];
-    const [clients, issued] = await Promise.all([
-      redis.zrangebyscore(userIndexKey(prefix, accountId), `(${Date.now()}`, '+inf'),
-      redis.hgetall(issuedKey(prefix, accountId)),
-    ]);
+    const clients = await redis.zrangebyscore(userIndexKey(prefix, accountId), `(${Date.now()}`, '+inf');
     const found: UserClientGrants[] = [];
     for (const clientId of clients.sort()) {
       const members = await redis.zrangebyscore(
@@ -395,28 +422,27 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
         `(${Date.now()}`,
         '+inf',
       );
-      const grants = members.filter((member) => member.startsWith('Grant:'));
-      const others = members.filter((member) => !member.startsWith('Grant:'));
-      const grantPayloads = grants.length > 0 ? await redis.mget(grants.map((m) => memberKeys(m)[0])) : [];
+      const grantIds = members.map((member) => member.slice('Grant:'.length));
+      // Each grant is in its own slot: one GET each, sent together.
+      const [payloads, used] = await Promise.all([
+        Promise.all(grantIds.map((grantId) => redis.get(recordKey(prefix, 'Grant', grantId)))),
+        Promise.all(grantIds.map((grantId) => redis.get(grantUsedKey(prefix, grantId)))),
+      ]);
       const scopes = new Set<string>();
       let first: number | undefined;
-      for (const text of grantPayloads) {
-        if (text === null) continue;
+      let last = 0;
+      payloads.forEach((text, i) => {
+        if (text === null) return;
         const grant = JSON.parse(text) as { iat?: unknown; openid?: { scope?: unknown } };
         if (typeof grant.openid?.scope === 'string')
           for (const scope of grant.openid.scope.split(' ')) if (scope !== '') scopes.add(scope);
-        if (typeof grant.iat === 'number') first = Math.min(first ?? grant.iat, grant.iat);
-      }
-      const liveOthers = others.length > 0 ? await redis.exists(...others.map((m) => memberKeys(m)[0])) : 0;
-      if (first === undefined && liveOthers === 0) continue;
-      const lastMs = Number(issued[clientId] ?? Number.NaN);
-      const last = Number.isFinite(lastMs) ? Math.floor(lastMs / 1000) : (first ?? 0);
-      found.push({
-        clientId,
-        scopes: [...scopes].sort(),
-        firstGrantedAt: first ?? last,
-        lastIssuedAt: Math.max(last, first ?? 0),
+        const iat = typeof grant.iat === 'number' ? grant.iat : 0;
+        first = Math.min(first ?? iat, iat);
+        const usedMs = Number(used[i] ?? Number.NaN);
+        last = Math.max(last, iat, Number.isFinite(usedMs) ? Math.floor(usedMs / 1000) : 0);
       });
+      if (first === undefined) continue;
+      found.push({ clientId, scopes: [...scopes].sort(), firstGrantedAt: first, lastIssuedAt: last });
     }
     return found;
   }
@@ -437,8 +463,20 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
         keys.push(recordKey(prefix, otherwise.model, otherwise.id));
       }
     }
-    for (const write of writes) addWrite(write, keys, args);
-    return run(redis, CONSUME_AND_UPSERT, keys, args);
+    const sides: SideWrite[] = [];
+    for (const write of writes) addWrite(write, keys, args, sides);
+    const reply = run(redis, CONSUME_AND_UPSERT, keys, args);
+    // The token endpoint's writes have no entries elsewhere: one command, as before.
+    if (sides.length === 0) return reply;
+    // Other slots' entries follow the records: issued with them when nothing is consumed, after
+    // the settlement otherwise (a refused request indexes nothing).
+    if (!consume) {
+      const [result] = await Promise.all([reply, ...sides.map((side) => side())]);
+      return result;
+    }
+    const result = await reply;
+    if (result === 1) await Promise.all(sides.map((side) => side()));
+    return result;
   }
 
   async function consumeAndUpsert(
@@ -486,11 +524,22 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
     async destroy(model, id) {
       assertModelName(model);
-      await run(redis, DESTROY, recordKeys(model, id), [oidcPrefix, model, id]);
+      const tag = tagOf(id);
+      const [uid, userCode] = (await run(redis, DESTROY, recordKeys(model, id), [
+        tagPrefix(prefix, tag),
+        model,
+        id,
+        tag,
+      ])) as [string, string];
+      // Index entries in slots of their own, deleted only while they still name this record.
+      await Promise.all([
+        uid !== '' && run(redis, DELETE_IF, [uidIndexKey(prefix, model, uid)], [id]),
+        userCode !== '' && run(redis, DELETE_IF, [userCodeIndexKey(prefix, model, userCode)], [id]),
+      ]);
     },
 
-    async revokeByGrantId(grantId) {
-      return Number(await run(redis, REVOKE_GRANT, [grantIndexKey(prefix, grantId)], [oidcPrefix]));
+    revokeByGrantId(grantId) {
+      return revokeGrant(grantId, 'all');
     },
 
     revokeByUserAndClient,
@@ -510,17 +559,20 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     async revokeSessionsOfUser(accountId) {
       if (!isIndexedAccountId(accountId)) return 0;
       const index = sessionIndexKey(prefix, accountId);
-      let members: string[] = [];
       let total = 0;
       for (let pass = 0; pass < MAX_REVOKE_PASSES; pass++) {
-        const keys = [index, ...members.flatMap(memberKeys)];
-        const [count, rest] = (await run(redis, REVOKE_SESSIONS, keys, [
-          String(REVOKE_BATCH),
-          ...members,
-        ])) as [number, string[]];
-        total += Number(count);
-        if (rest.length === 0) return total;
-        members = rest;
+        const members = await redis.zrange(index, 0, REVOKE_BATCH - 1);
+        if (members.length === 0) return total;
+        // Each session is in its own slot: its record and mark are deleted by one DEL.
+        const counts = await Promise.all(
+          members.map(async (member) => {
+            const [record, mark] = memberKeys(member);
+            const [deleted] = await Promise.all([redis.del(record), redis.del(mark)]);
+            return deleted;
+          }),
+        );
+        for (const count of counts) total += count;
+        await redis.zrem(index, ...members);
       }
       throw new Error(`revokeSessionsOfUser(${accountId}) did not settle`);
     },
