@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { describeTarget, parseRedisUrl, type RedisTarget, RedisUrlError } from '@sched/kit/redis-url';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { attachRedisMonitor, BackendMonitor, type OutageLog } from './availability.ts';
 import { coalesceWrites } from './redis-turn.ts';
 
@@ -18,12 +19,13 @@ export interface OpenRedisOptions {
   outageLog?: OutageLog;
 }
 
-/** `host:port/db` of a redis:// URL, without credentials. */
+/** One node or a Sentinel-managed master (both a `Redis`), or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** Where a REDIS_URL points (`host:port/db`, the sentinels or the cluster's seeds), without credentials. */
 export function describeRedisTarget(url: string): string {
   try {
-    const parsed = new URL(url);
-    const db = parsed.pathname && parsed.pathname !== '/' ? parsed.pathname : '';
-    return `${parsed.hostname}:${parsed.port || 6379}${db}`;
+    return describeTarget(parseRedisUrl(url));
   } catch {
     return 'REDIS_URL';
   }
@@ -40,16 +42,9 @@ export function describeRedisError(error: unknown): string {
   return String(error);
 }
 
-/**
- * Connects to Redis, failing fast with a RedisUnavailableError when it cannot be reached at start.
- * Afterwards the client reconnects by itself (backoff up to 1 s) while commands issued during an
- * outage are refused at once (no offline queue; `backendFailure` in availability.ts recognises the
- * refusal): callers see a 503 within milliseconds, not a wait on retries. The client's monitor
- * (`redisMonitor(redis)`) logs once when the connection is lost and once when it is ready again.
- */
-export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
-  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-  const redisOptions: RedisOptions = {
+/** The client options of every kind: fail fast during an outage, reconnect by itself. */
+function clientOptions(connectTimeoutMs: number, connectionName: string | undefined): RedisOptions {
+  return {
     lazyConnect: true,
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
@@ -63,9 +58,65 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     // (redis-turn.ts), the resource API's hot read is batched by the token store (mget-batch.ts),
     // and every command goes out in the order it was issued.
     enableAutoPipelining: false,
-    ...(options.connectionName ? { connectionName: options.connectionName } : {}),
+    ...(connectionName ? { connectionName } : {}),
   };
-  const redis = new Redis(url, redisOptions);
+}
+
+/** The unconnected client a parsed REDIS_URL asks for (ioredis speaks Sentinel and Cluster itself). */
+function createClient(url: string, target: RedisTarget, options: RedisOptions): RedisClient {
+  switch (target.kind) {
+    case 'single':
+      return new Redis(url, options);
+    case 'sentinel':
+      return new Redis({
+        ...options,
+        sentinels: target.sentinels,
+        name: target.masterName,
+        db: target.db,
+        ...(target.username ? { username: target.username } : {}),
+        ...(target.password ? { password: target.password } : {}),
+        ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+        // After a failover the old master's connection is dropped and the new one asked for.
+        failoverDetector: true,
+        sentinelRetryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1000),
+      });
+    case 'cluster': {
+      const { lazyConnect, enableOfflineQueue, retryStrategy, ...nodeOptions } = options;
+      const clusterOptions: ClusterOptions = {
+        lazyConnect,
+        enableOfflineQueue,
+        // While a master is being replaced its slots answer MOVED / CLUSTERDOWN; a few quick
+        // redirections ride over that, longer outages fail fast as on one node.
+        maxRedirections: 4,
+        retryDelayOnFailover: 100,
+        retryDelayOnClusterDown: 100,
+        clusterRetryStrategy: retryStrategy,
+        scaleReads: 'master',
+        redisOptions: {
+          ...nodeOptions,
+          ...(target.username ? { username: target.username } : {}),
+          ...(target.password ? { password: target.password } : {}),
+        },
+      };
+      return new Cluster(target.nodes, clusterOptions);
+    }
+  }
+}
+
+/**
+ * Opens the client REDIS_URL names: one node (`redis://`), a Sentinel-managed master
+ * (`redis+sentinel://`) or a Cluster (`redis+cluster://`). It fails fast with a
+ * RedisUnavailableError when Redis cannot be reached at start. Afterwards the client reconnects by
+ * itself (backoff up to 1 s) while commands issued during an outage are refused at once (no
+ * offline queue; `backendFailure` in availability.ts recognises the refusal): callers see a 503
+ * within milliseconds, not a wait on retries. The client's monitor (`redisMonitor(redis)`) logs
+ * once when the connection is lost and once when it is ready again.
+ */
+export async function openRedisClient(url: string, options: OpenRedisOptions = {}): Promise<RedisClient> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const target = parseRedisUrl(url);
+  const redis = createClient(url, target, clientOptions(connectTimeoutMs, options.connectionName));
+  const described = describeTarget(target);
   // Without a listener ioredis prints every failed reconnect to stderr as "Unhandled error event".
   let connectError: unknown;
   let lastError: Error | undefined;
@@ -90,18 +141,31 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     redis.disconnect();
     // "Connection is closed." hides the socket error (ECONNREFUSED, ENOTFOUND, ...) seen just before.
     const reason = describeRedisError(connectError ?? error);
-    throw new RedisUnavailableError(`cannot reach Redis at ${describeRedisTarget(url)}: ${reason}`);
+    throw new RedisUnavailableError(`cannot reach Redis at ${described}: ${reason}`);
   } finally {
     clearTimeout(timer);
   }
-  coalesceWrites(redis);
-  const monitor = new BackendMonitor('redis', describeRedisTarget(url), options.outageLog);
+  // One socket write per turn needs the one connection of a `Redis`; a Cluster has one per node.
+  if (redis instanceof Redis) coalesceWrites(redis);
+  const monitor = new BackendMonitor('redis', described, options.outageLog);
   attachRedisMonitor(redis, monitor);
-  // 'reconnecting' follows only a connection lost unexpectedly (not quit() or disconnect()).
+  // 'reconnecting' follows only a connection lost unexpectedly (not quit() or disconnect()); a
+  // Cluster says 'node error' for a node it lost and 'ready' once its slots are served again.
   redis.on('reconnecting', () => monitor.down(lastError ? describeRedisError(lastError) : 'connection lost'));
   redis.on('ready', () => {
     lastError = undefined;
     monitor.up();
   });
   return redis;
+}
+
+/**
+ * `openRedisClient` for the callers that need one connection's client (`Redis`): a single node or
+ * a Sentinel-managed master. A cluster URL is refused.
+ */
+export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
+  if (parseRedisUrl(url).kind === 'cluster') {
+    throw new RedisUrlError('a redis+cluster:// URL needs openRedisClient (a Cluster client)');
+  }
+  return (await openRedisClient(url, options)) as Redis;
 }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { OutageLog } from './availability.ts';
 import { type Database, openDatabase } from './connection.ts';
-import { openRedis } from './redis.ts';
+import { openRedisClient, type RedisClient } from './redis.ts';
 import { createRedisTokenStore } from './token-store/redis.ts';
 import { createSqlTokenStore } from './token-store/sql.ts';
 import type { TokenStore } from './token-store/types.ts';
@@ -9,8 +9,8 @@ import type { TokenStore } from './token-store/types.ts';
 export interface Stores {
   db: Database;
   tokenStore: TokenStore;
-  /** Present when REDIS_URL is set. */
-  redis: Redis | undefined;
+  /** Present when REDIS_URL is set: one node, a Sentinel-managed master, or a Cluster. */
+  redis: RedisClient | undefined;
   /** Readiness checks by name, for /health/ready. */
   checks: Array<{ name: string; check: () => Promise<unknown> }>;
   close(): Promise<void>;
@@ -35,17 +35,19 @@ export interface OpenStoresOptions {
 export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const db = await openDatabase({ url: options.databaseUrl, pgliteDir: options.pgliteDir, log: options.log });
   if (db.availability) db.availability.log = options.outageLog;
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   try {
     redis = options.redisUrl
-      ? await openRedis(options.redisUrl, options.outageLog ? { outageLog: options.outageLog } : {})
+      ? await openRedisClient(options.redisUrl, options.outageLog ? { outageLog: options.outageLog } : {})
       : undefined;
   } catch (error) {
     await db.close();
     throw error;
   }
   const tokenStore = redis
-    ? createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' })
+    ? // The token store is typed for one connection; on a Cluster it relies on every script
+      // touching one slot (docs/token-store.md).
+      createRedisTokenStore({ redis: redis as Redis, prefix: options.redisPrefix ?? 'sched:' })
     : createSqlTokenStore({ knex: db.knex });
   const checks = [{ name: 'database', check: () => db.ping() }];
   if (redis) checks.push({ name: 'redis', check: () => tokenStore.ping() });

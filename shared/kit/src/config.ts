@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseRateLimits, type RateLimits } from './rate-limits.ts';
+import { parseRedisUrl, RedisUrlError } from './redis-url.ts';
 
 /** Raised when the environment is invalid; its message names the variable and says what is wrong. */
 export class ConfigError extends Error {
@@ -30,7 +31,17 @@ const EnvSchema = z.object({
   APP_URL: origin.optional(),
   BASE_URL: origin.optional(),
   DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional(),
-  REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).optional(),
+  REDIS_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseRedisUrl(value);
+      } catch (error) {
+        if (!(error instanceof RedisUrlError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+      }
+    })
+    .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   SMTP_URL: urlWithProtocols(['smtp:', 'smtps:']).optional(),
   MAIL_FROM: z.string().min(3).default('Scheduling <no-reply@localhost>'),

@@ -1,0 +1,102 @@
+import { openRedisClient } from '@sched/db/redis';
+import { createRedisTokenStore } from '@sched/db/token-store/redis';
+import test from 'ava';
+import { Cluster, Redis } from 'ioredis';
+import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
+import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
+import { waitUntil } from '../support/redis-server.ts';
+
+// The Redis Cluster and Sentinel launchers of the test kit, and the services' client factory on
+// them: REDIS_URL picks the client kind; it survives a master's death without a restart.
+
+let cluster: TestRedisCluster | undefined;
+let sentinel: TestRedisSentinel | undefined;
+
+test.before(async () => {
+  [cluster, sentinel] = await Promise.all([startRedisCluster(), startRedisSentinel()]);
+});
+
+test.after.always(async () => {
+  await Promise.all([cluster?.stop(), sentinel?.stop()]);
+});
+
+/** Retries `work` until it succeeds: commands during a promotion may fail (a 503 for a service). */
+async function eventually<T>(work: () => Promise<T>): Promise<T> {
+  let result: T | undefined;
+  await waitUntil('the client serves again', 20_000, async () => {
+    result = await work();
+    return true;
+  });
+  return result as T;
+}
+
+test.serial('redis+cluster:// gives a Cluster client; keys spread over the three masters', async (t) => {
+  const redis = await openRedisClient(cluster!.url, { connectionName: 'cluster-test' });
+  try {
+    t.true(redis instanceof Cluster);
+    const keys = Array.from({ length: 30 }, (_, i) => `launcher:${i}`);
+    for (const key of keys) await redis.set(key, key);
+    for (const key of keys) t.is(await redis.get(key), key);
+    const owners = new Set(await Promise.all(keys.map(async (key) => (await cluster!.masterOf(key)).port)));
+    t.is(owners.size, 3, 'every master holds some of the keys');
+  } finally {
+    redis.disconnect();
+  }
+});
+
+test.serial('rate limits and cache versions work on a cluster (one key per command)', async (t) => {
+  const redis = await openRedisClient(cluster!.url);
+  const store = createRedisTokenStore({ redis: redis as Redis, prefix: 'rl-test:' });
+  try {
+    // Keys in different slots: each counter and each version lives on its own node.
+    for (let i = 1; i <= 3; i++) t.is((await store.hit('login:a@example.com', 60)).count, i);
+    t.is((await store.hit('login:b@example.com', 60)).count, 1);
+    t.is(await store.bumpVersion('access:1'), 1);
+    t.is(await store.bumpVersion('access:1'), 2);
+    t.is(await store.bumpVersion('client:web'), 1);
+  } finally {
+    redis.disconnect();
+  }
+});
+
+test.serial('a cluster master killed: a replica takes over and the same client serves again', async (t) => {
+  const redis = await openRedisClient(cluster!.url);
+  try {
+    await redis.set('failover:key', 'kept', 'EX', 600);
+    // WAIT on the key's master: the write reached its replica, so the promotion cannot lose it.
+    const owner = await cluster!.masterOf('failover:key');
+    const node = (redis as Cluster)
+      .nodes('master')
+      .find((candidate) => candidate.options.port === owner.port);
+    t.is(await node?.wait(1, 2000), 1);
+    const killed = await cluster!.killMasterOf('failover:key');
+    t.not((await cluster!.masterOf('failover:key')).port, killed.port);
+    t.is(await eventually(() => redis.get('failover:key')), 'kept');
+    await eventually(() => redis.set('failover:after', 'yes'));
+    t.is(await redis.get('failover:after'), 'yes');
+    // The killed node comes back as a replica of the new master.
+    await killed.start();
+    await cluster!.waitHealthy();
+    t.not((await cluster!.masterOf('failover:key')).port, killed.port);
+  } finally {
+    redis.disconnect();
+  }
+});
+
+test.serial('redis+sentinel:// gives a client of the current master that follows a failover', async (t) => {
+  const redis = await openRedisClient(sentinel!.url, { connectionName: 'sentinel-test' });
+  try {
+    t.true(redis instanceof Redis);
+    t.is(await sentinel!.currentMasterPort(), sentinel!.master.port);
+    await redis.set('sentinel:key', 'kept');
+    t.is(await redis.get('sentinel:key'), 'kept');
+    t.is(await (redis as Redis).wait(1, 2000), 1);
+    await sentinel!.killMaster();
+    t.is(await sentinel!.currentMasterPort(), sentinel!.replica.port);
+    t.is(await eventually(() => redis.get('sentinel:key')), 'kept');
+    await eventually(() => redis.set('sentinel:after', 'yes'));
+    t.is(await redis.get('sentinel:after'), 'yes');
+  } finally {
+    redis.disconnect();
+  }
+});

@@ -1,0 +1,113 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+
+// One redis-server process (Debian's binary) of a test set-up: cluster node, master, replica or
+// sentinel, each in its own folder under the set-up's temp dir, logging to its own output.
+
+const run = promisify(execFile);
+
+async function canListen(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * `count` loopback ports nobody listens on. With `busOffset`, port + offset is free too (a
+ * cluster node also listens on its bus port, 10000 above its own).
+ */
+export async function freePorts(count: number, busOffset = 0): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const candidate = 20000 + Math.floor(Math.random() * 30000);
+    if (ports.includes(candidate) || ports.some((port) => port + busOffset === candidate)) continue;
+    if (!(await canListen(candidate))) continue;
+    if (busOffset && !(await canListen(candidate + busOffset))) continue;
+    ports.push(candidate);
+  }
+  return ports;
+}
+
+/** Runs redis-cli against a port; resolves with its output (trimmed). */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], {
+    timeout: 60_000,
+  });
+  return stdout.trim();
+}
+
+export async function waitUntil(
+  what: string,
+  deadlineMs: number,
+  probe: () => Promise<boolean>,
+): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  let last: unknown;
+  while (Date.now() < until) {
+    try {
+      if (await probe()) return;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(
+    `${what}: not reached within ${deadlineMs} ms${last ? ` (last error: ${String(last)})` : ''}`,
+  );
+}
+
+export class RedisServerProcess {
+  readonly port: number;
+  readonly dir: string;
+  readonly #args: string[];
+  #child: ChildProcess | undefined;
+  #output = '';
+  #exited: Promise<void> = Promise.resolve();
+
+  /** `args` are redis-server arguments after the config file (or none); `--port` is added. */
+  constructor(port: number, dir: string, args: string[]) {
+    this.port = port;
+    this.dir = dir;
+    this.#args = args;
+  }
+
+  get running(): boolean {
+    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  output(): string {
+    return this.#output;
+  }
+
+  /** Starts (or restarts, keeping its folder and so its cluster identity) and waits until it answers. */
+  async start(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const child = spawn(
+      'redis-server',
+      [...this.#args, '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir],
+      { cwd: this.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.#child = child;
+    const collect = (chunk: Buffer) => {
+      this.#output = (this.#output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    await waitUntil(`redis-server on ${this.port}`, 10_000, async () => {
+      if (!this.running) throw new Error(`exited:\n${this.#output}`);
+      return (await redisCli(this.port, 'PING')) === 'PONG';
+    });
+  }
+
+  /** SIGKILL (a crash) or SIGTERM (a clean stop); resolves once the process is gone. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (!this.running) return;
+    this.#child?.kill(signal);
+    await this.#exited;
+  }
+}
