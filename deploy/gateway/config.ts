@@ -34,11 +34,17 @@ function replace(text: string, pattern: RegExp, replacement: string, what: strin
   return text.replace(global, replacement);
 }
 
+/**
+ * A process that failed once (refused, reset, timed out, 502/503) is skipped for this long, then
+ * tried again: a restarted one gets traffic back quickly.
+ */
+export const FAIL_TIMEOUT_SECONDS = 2;
+
 const servers = (ports: readonly number[]) => {
   if (ports.length === 0) throw new Error('a gateway needs at least one process of each service');
-  // max_fails 1 / fail_timeout 2s: a stopped process is skipped for 2 s, then tried again, so a
-  // restarted one gets traffic back quickly.
-  return ports.map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=2s;`).join('\n');
+  return ports
+    .map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s;`)
+    .join('\n');
 };
 
 export function gatewayConfig(

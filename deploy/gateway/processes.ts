@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { gatewayConfig } from './config.ts';
+import { FAIL_TIMEOUT_SECONDS, gatewayConfig } from './config.ts';
 
 /**
  * N authorization-server and M API processes (the services' own entry points, each on its own
@@ -51,10 +51,15 @@ export interface ManagedProcess {
 export interface Gateway {
   url: string;
   port: number;
+  /** nginx's folder: nginx.conf, access.log, error.log. */
+  dir: string;
   auth: ManagedProcess[];
   api: ManagedProcess[];
   nginx: ManagedProcess;
-  /** SIGTERM and start again each service process, one at a time, each ready before the next. */
+  /**
+   * SIGTERM and start again each service process, one at a time, each ready and back in the
+   * gateway's rotation before the next.
+   */
   rollingRestart(onEach?: (process: ManagedProcess) => void): Promise<void>;
   stop(): Promise<void>;
 }
@@ -225,6 +230,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const gateway: Gateway = {
     url,
     port,
+    dir: options.dir,
     auth,
     api,
     nginx,
@@ -232,6 +238,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       for (const service of services) {
         await service.stop('SIGTERM');
         await service.start();
+        // nginx skipped the process while it was down and tries it again only after its fail
+        // timeout: stopping the next one sooner could leave a service with none to send to.
+        await new Promise((resolve) => setTimeout(resolve, (FAIL_TIMEOUT_SECONDS + 1) * 1000));
         onEach?.(service);
       }
     },
