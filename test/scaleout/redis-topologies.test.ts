@@ -1,4 +1,5 @@
 import { openRedisClient } from '@sched/db/redis';
+import { openStores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import test from 'ava';
 import { Cluster, Redis } from 'ioredis';
@@ -82,6 +83,38 @@ test.serial('a cluster master killed: a replica takes over and the same client s
     redis.disconnect();
   }
 });
+
+test.serial(
+  'openStores builds the client REDIS_URL names; the token store works through Sentinel',
+  async (t) => {
+    const stores = await openStores({
+      databaseUrl: undefined,
+      redisUrl: sentinel!.url,
+      pgliteDir: 'memory://',
+    });
+    try {
+      t.true(stores.redis instanceof Redis);
+      t.deepEqual(await stores.redis!.config('GET', 'port'), [
+        'port',
+        String(await sentinel!.currentMasterPort()),
+      ]);
+      await stores.tokenStore.upsert('AccessToken', 'through-sentinel', { accountId: '1' }, 60);
+      t.deepEqual(await stores.tokenStore.find('AccessToken', 'through-sentinel'), { accountId: '1' });
+    } finally {
+      await stores.close();
+    }
+    const clustered = await openStores({
+      databaseUrl: undefined,
+      redisUrl: cluster!.url,
+      pgliteDir: 'memory://',
+    });
+    try {
+      t.true(clustered.redis instanceof Cluster);
+    } finally {
+      await clustered.close();
+    }
+  },
+);
 
 test.serial('redis+sentinel:// gives a client of the current master that follows a failover', async (t) => {
   const redis = await openRedisClient(sentinel!.url, { connectionName: 'sentinel-test' });
