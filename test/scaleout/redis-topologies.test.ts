@@ -1,4 +1,6 @@
-import { openRedisClient } from '@sched/db/redis';
+import { backendFailure } from '@sched/db/availability';
+import { openRedisClient, type RedisClient } from '@sched/db/redis';
+import { openStores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import test from 'ava';
 import { Cluster, Redis } from 'ioredis';
@@ -28,6 +30,34 @@ async function eventually<T>(work: () => Promise<T>): Promise<T> {
     return true;
   });
   return result as T;
+}
+
+/**
+ * Sets and gets keys back to back until stopped; returns the errors seen that a service would not
+ * turn into a 503 (`backendFailure`), and how many commands failed in all.
+ */
+function trafficDuring(redis: RedisClient) {
+  let stopped = false;
+  let failed = 0;
+  const unrecognised: string[] = [];
+  const loop = (async () => {
+    for (let i = 0; !stopped; i++) {
+      try {
+        await redis.set(`traffic:${i % 64}`, String(i));
+      } catch (error) {
+        failed++;
+        if (!backendFailure(error)) unrecognised.push(String(error));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { failed, unrecognised };
+    },
+  };
 }
 
 test.serial('redis+cluster:// gives a Cluster client; keys spread over the three masters', async (t) => {
@@ -69,10 +99,14 @@ test.serial('a cluster master killed: a replica takes over and the same client s
       .nodes('master')
       .find((candidate) => candidate.options.port === owner.port);
     t.is(await node?.wait(1, 2000), 1);
+    const traffic = trafficDuring(redis);
     const killed = await cluster!.killMasterOf('failover:key');
     t.not((await cluster!.masterOf('failover:key')).port, killed.port);
     t.is(await eventually(() => redis.get('failover:key')), 'kept');
     await eventually(() => redis.set('failover:after', 'yes'));
+    // Every command that failed meanwhile failed as an outage (a 503 for a service), none as a bug.
+    const { unrecognised } = await traffic.stop();
+    t.deepEqual(unrecognised, []);
     t.is(await redis.get('failover:after'), 'yes');
     // The killed node comes back as a replica of the new master.
     await killed.start();
@@ -83,6 +117,38 @@ test.serial('a cluster master killed: a replica takes over and the same client s
   }
 });
 
+test.serial(
+  'openStores builds the client REDIS_URL names; the token store works through Sentinel',
+  async (t) => {
+    const stores = await openStores({
+      databaseUrl: undefined,
+      redisUrl: sentinel!.url,
+      pgliteDir: 'memory://',
+    });
+    try {
+      t.true(stores.redis instanceof Redis);
+      t.deepEqual(await stores.redis!.config('GET', 'port'), [
+        'port',
+        String(await sentinel!.currentMasterPort()),
+      ]);
+      await stores.tokenStore.upsert('AccessToken', 'through-sentinel', { accountId: '1' }, 60);
+      t.deepEqual(await stores.tokenStore.find('AccessToken', 'through-sentinel'), { accountId: '1' });
+    } finally {
+      await stores.close();
+    }
+    const clustered = await openStores({
+      databaseUrl: undefined,
+      redisUrl: cluster!.url,
+      pgliteDir: 'memory://',
+    });
+    try {
+      t.true(clustered.redis instanceof Cluster);
+    } finally {
+      await clustered.close();
+    }
+  },
+);
+
 test.serial('redis+sentinel:// gives a client of the current master that follows a failover', async (t) => {
   const redis = await openRedisClient(sentinel!.url, { connectionName: 'sentinel-test' });
   try {
@@ -91,10 +157,14 @@ test.serial('redis+sentinel:// gives a client of the current master that follows
     await redis.set('sentinel:key', 'kept');
     t.is(await redis.get('sentinel:key'), 'kept');
     t.is(await (redis as Redis).wait(1, 2000), 1);
+    const traffic = trafficDuring(redis);
     await sentinel!.killMaster();
     t.is(await sentinel!.currentMasterPort(), sentinel!.replica.port);
     t.is(await eventually(() => redis.get('sentinel:key')), 'kept');
     await eventually(() => redis.set('sentinel:after', 'yes'));
+    const { failed, unrecognised } = await traffic.stop();
+    t.true(failed > 0, 'the master was gone for a while');
+    t.deepEqual(unrecognised, []);
     t.is(await redis.get('sentinel:after'), 'yes');
   } finally {
     redis.disconnect();

@@ -57,9 +57,13 @@ const PG_CODES = /^(08...|57P0[123])$/;
 const DATABASE_MESSAGES =
   /^(Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Knex: Timeout acquiring a connection|Knex: Connection Error)/i;
 
-/** ioredis failures of a client without a usable connection. */
+/**
+ * ioredis failures of a client without a usable connection, and Redis's answers while a master is
+ * being replaced (Cluster: the slot has no master yet or moved; Sentinel: the node we reached is a
+ * replica now; either: a node still loading its data).
+ */
 const REDIS_MESSAGES =
-  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit)/;
+  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|Too many Cluster redirections|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN |READONLY |LOADING |MASTERDOWN )/;
 
 function describe(error: Error): string {
   const code = (error as { code?: unknown }).code;
@@ -79,7 +83,11 @@ export function backendFailure(error: unknown): BackendUnavailableError | undefi
   if (!(error instanceof Error)) return undefined;
   if (error instanceof AggregateError && error.errors.length > 0) return backendFailure(error.errors[0]);
   const { code } = error as { code?: unknown };
-  if (error.name === 'MaxRetriesPerRequestError' || REDIS_MESSAGES.test(error.message)) {
+  if (
+    error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'ClusterAllFailedError' ||
+    REDIS_MESSAGES.test(error.message)
+  ) {
     return new BackendUnavailableError('redis', describe(error));
   }
   if (error.name === 'KnexTimeoutError' || DATABASE_MESSAGES.test(error.message)) {

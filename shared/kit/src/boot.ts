@@ -8,6 +8,9 @@ import {
 } from './http/server.ts';
 import { createLogger, type Logger } from './logger.ts';
 
+/** Just above the gateway's idle keep-alive timeout (deploy/nginx.conf: 4 s). */
+const IDLE_GRACE_MS = 5000;
+
 export interface BootedService {
   handler: RequestHandler;
   checks: ReadinessCheck[];
@@ -65,6 +68,8 @@ export async function bootService(
     checks: service.checks,
     onClose: service.onClose,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    // Behind a gateway (TRUST_PROXY) the gateway pools connections: let it close its idle ones.
+    idleGraceMs: config.trustProxy ? IDLE_GRACE_MS : 0,
     metrics: metricsOptions(config, service),
   }).catch((error: unknown) => failStartup(error));
   exitOnSignals(running.close, logger);

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { enableProcessMetrics, renderMetrics } from './metrics.ts';
@@ -27,6 +27,13 @@ export interface ServiceServerOptions {
   /** Closes what the service opened (pools, clients) after the last request finished. */
   onClose: () => Promise<void>;
   shutdownTimeoutMs: number;
+  /**
+   * On close, idle keep-alive connections are left to their client this long (default 0: closed
+   * at once). Behind a gateway that pools connections, closing an idle one races a request the
+   * gateway is sending on it, which it cannot replay when it is a POST; the gateway closes its
+   * idle ones itself first (deploy/nginx.conf: keepalive_timeout 4 s, below this server's 5 s).
+   */
+  idleGraceMs?: number;
   /** `/metrics`: off (the service's own 404), or on, behind a bearer token when one is set. */
   metrics?: { enabled: boolean; token: string | undefined };
 }
@@ -203,17 +210,30 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
   const url = `http://${shownHost}:${address.port}`;
 
   let closing: Promise<void> | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
   const close = () => {
     closing ??= (async () => {
       draining = true;
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // From now on every answer says `Connection: close`, so a connection in use ends after its
+      // next response, which a client never mistakes for a failure.
+      const drained = new Promise<void>((resolve) => {
+        if (!options.idleGraceMs) {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          return;
+        }
+        // net.Server's close stops accepting connections and leaves the open ones alone (Node's
+        // http.Server.close would also drop the idle ones at once).
+        NetServer.prototype.close.call(server, () => resolve());
+        idleTimer = setTimeout(() => server.closeIdleConnections(), options.idleGraceMs);
+      });
       const timer = setTimeout(() => {
         options.logger.warn('shutdown timeout reached; closing remaining connections');
         server.closeAllConnections();
       }, options.shutdownTimeoutMs);
       await drained;
       clearTimeout(timer);
+      clearTimeout(idleTimer);
       await options.onClose();
     })();
     return closing;
