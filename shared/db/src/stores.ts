@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import type { OutageLog } from './availability.ts';
 import { type Database, openDatabase } from './connection.ts';
 import { openRedisClient, type RedisClient } from './redis.ts';
@@ -47,7 +46,7 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const tokenStore = redis
     ? // The token store is typed for one connection; on a Cluster it relies on every script
       // touching one slot (docs/token-store.md).
-      createRedisTokenStore({ redis: redis as Redis, prefix: options.redisPrefix ?? 'sched:' })
+      createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' })
     : createSqlTokenStore({ knex: db.knex });
   const checks = [{ name: 'database', check: () => db.ping() }];
   if (redis) checks.push({ name: 'redis', check: () => tokenStore.ping() });
