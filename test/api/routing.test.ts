@@ -1,5 +1,6 @@
 import { defineRoute } from '@sched/api/routing/route';
 import test from 'ava';
+import { z } from 'zod';
 import { setUpTestSystem } from '../support/system.ts';
 import { setUpProbeApi } from './helpers/second-api.ts';
 
@@ -19,6 +20,7 @@ const probe = (path: string, tag: string, method: 'GET' | 'POST' | 'DELETE' = 'G
     summary: `probe ${tag}`,
     tags: ['Probe'],
     auth: 'public',
+    response: { status: 200, description: 'the tag of the probe', schema: z.string() },
     handler: async () => ({ data: tag }),
   });
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idValue, slug, text } from '../../routing/schemas.ts';
+import { named } from '../../openapi/named.ts';
 
 export const createOrganizationRoute = defineRoute({
   method: 'POST',
@@ -12,7 +13,11 @@ export const createOrganizationRoute = defineRoute({
   summary: 'Creates an organization with its owner (an accepted OWNER membership)',
   tags: ['Admin'],
   auth: 'admin',
-  body: z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
+  body: named(
+    'CreateOrganizationRequest',
+    z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
+    { name: 'Acme', slug: 'acme', ownerUserId: 5 },
+  ),
   response: { status: 201, description: 'The organization', schema: organizationOutput },
   handler: async ({ deps, body }) => {
     const knex = deps.stores.db.knex;

@@ -8,6 +8,7 @@ import { membershipOutput, presentMembership } from '../../presenters/membership
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam, idValue, roleInput } from '../../routing/schemas.ts';
+import { named } from '../../openapi/named.ts';
 
 /**
  * Provisioning by the operator (like Keycloak's admin adding a user to a group): the one way to
@@ -23,12 +24,16 @@ export const provisionMembershipRoute = defineRoute({
   tags: ['Admin'],
   auth: 'admin',
   params: z.strictObject({ orgId: idParam }),
-  body: z
-    .strictObject({ userId: idValue.optional(), email: z.email().max(254).optional(), role: roleInput })
-    .refine((body) => (body.userId === undefined) !== (body.email === undefined), {
-      path: ['userId'],
-      message: 'give exactly one of userId and email',
-    }),
+  body: named(
+    'ProvisionMembershipRequest',
+    z
+      .strictObject({ userId: idValue.optional(), email: z.email().max(254).optional(), role: roleInput })
+      .refine((body) => (body.userId === undefined) !== (body.email === undefined), {
+        path: ['userId'],
+        message: 'give exactly one of userId and email',
+      }),
+    { userId: 5, role: 'ADMIN' },
+  ),
   response: { status: 201, description: 'The accepted membership', schema: membershipOutput },
   handler: async ({ deps, params, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;

@@ -12,6 +12,7 @@ import { defineRoute } from '../../routing/route.ts';
 import { idParam, pagination } from '../../routing/schemas.ts';
 import { LOCALES, timeZoneInput } from '../../routing/user-fields.ts';
 import { managedUserOutput, presentManagedUser } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 /**
  * The deprecated managed-user family (api-v2 "Versioning" 2): authenticated by `x-svc-secret-key`
@@ -54,8 +55,17 @@ const fields = {
     .optional(),
 };
 
-const createBody = z.strictObject({ email: z.email().max(254), ...fields });
-const updateBody = z.strictObject({ email: z.email().max(254).optional(), ...fields });
+const createBody = named('CreateManagedUserInput', z.strictObject({ email: z.email().max(254), ...fields }), {
+  email: 'managed-31@example.com',
+  name: 'Max Managed',
+  timeZone: 'America/New_York',
+  timeFormat: 12,
+});
+const updateBody = named(
+  'UpdateManagedUserInput',
+  z.strictObject({ email: z.email().max(254).optional(), ...fields }),
+  { name: 'Max Managed', weekStart: 'Monday' },
+);
 
 /** Drops undefined values (exactOptionalPropertyTypes-friendly inputs for the query layer). */
 function defined<T extends Record<string, unknown>>(input: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
@@ -64,7 +74,13 @@ function defined<T extends Record<string, unknown>>(input: T): { [K in keyof T]?
   };
 }
 
-const envelope = (description: string) => ({ status: 200, description, schema: managedUserOutput });
+/** api-v2 names the envelope of one managed user GetManagedUserOutput. */
+const envelope = (description: string) => ({
+  status: 200,
+  description,
+  schema: managedUserOutput,
+  name: 'GetManagedUserOutput',
+});
 
 export const createManagedUserRoute = defineRoute({
   method: 'POST',
@@ -91,7 +107,12 @@ export const listManagedUsersRoute = defineRoute({
   deprecated: true,
   params: clientParams,
   query: pagination,
-  response: { status: 200, description: 'Managed users', schema: z.array(managedUserOutput) },
+  response: {
+    status: 200,
+    description: 'Managed users',
+    schema: z.array(managedUserOutput),
+    name: 'GetManagedUsersOutput',
+  },
   handler: async ({ caller, deps, query }) => {
     const users = await listManagedUsers(deps.stores.db.knex, caller.clientId, query);
     return { data: users.map(presentManagedUser), headers: DEPRECATION_HEADERS };

@@ -5,9 +5,13 @@ import { UnauthorizedError } from '@sched/kit/errors';
 import { profilePatch } from '@sched/policy/user-fields';
 import { meOutput, presentMe } from '../../presenters/user.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { named } from '../../openapi/named.ts';
 
 /** The profile fields' rules, shared with the settings' profile page. */
-export const updateMeBody = profilePatch;
+export const updateMeBody = named('UpdateMeRequest', profilePatch, {
+  name: 'Mia Member',
+  timeZone: 'Europe/Lisbon',
+});
 
 export const updateMe = defineRoute({
   method: 'PATCH',

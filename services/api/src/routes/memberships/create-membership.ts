@@ -5,27 +5,32 @@ import { defineRoute } from '../../routing/route.ts';
 import { idValue, roleInput } from '../../routing/schemas.ts';
 import { addMembership } from '../../services/memberships/invite.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+import { named } from '../../openapi/named.ts';
 
 /** `{userId, role}` or `{email, role}`; `accepted` is only for a team of an organization. */
-export const newMembershipBody = z
-  .strictObject({
-    userId: idValue.optional(),
-    email: z.email().max(254).optional(),
-    role: roleInput,
-    accepted: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'team of an organization only: false makes the membership pending (default true for accepted ' +
-          'members of the organization); elsewhere true is refused with 403',
-      }),
-  })
-  .superRefine((body, ctx) => {
-    if ((body.userId === undefined) === (body.email === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['userId'], message: 'give exactly one of userId and email' });
-    }
-  });
+export const newMembershipBody = named(
+  'CreateMembershipRequest',
+  z
+    .strictObject({
+      userId: idValue.optional(),
+      email: z.email().max(254).optional(),
+      role: roleInput,
+      accepted: z
+        .boolean()
+        .optional()
+        .meta({
+          description:
+            'team of an organization only: false makes the membership pending (default true for accepted ' +
+            'members of the organization); elsewhere true is refused with 403',
+        }),
+    })
+    .superRefine((body, ctx) => {
+      if ((body.userId === undefined) === (body.email === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['userId'], message: 'give exactly one of userId and email' });
+      }
+    }),
+  { userId: 5, role: 'MEMBER' },
+);
 
 const INVITATION_RULES =
   'Nobody joins without consent: this creates an invitation (accepted false) and e-mails the invitee, ' +

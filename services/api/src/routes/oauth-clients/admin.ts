@@ -6,6 +6,7 @@ import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { pagination } from '../../routing/schemas.ts';
 import { clientOutput } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 const TAGS = ['Admin'];
 
@@ -48,7 +49,9 @@ export const rejectClientRoute = defineRoute({
   tags: TAGS,
   auth: 'admin',
   params: clientIdParams,
-  body: rejectBody,
+  body: named('RejectOAuthClientRequest', rejectBody, {
+    reason: 'The redirect URI does not belong to the website',
+  }),
   response: { status: 200, description: 'The rejected client', schema: clientOutput },
   handler: async ({ caller, deps, params, body, ctx }) => {
     const client = await reject(deps, actorOf(caller, ctx), params.clientId, body.reason);
