@@ -4,7 +4,7 @@ import { type AnyRoute, defineRoute } from '@sched/api/routing/route';
 import { routes } from '@sched/api/routes/index';
 import test from 'ava';
 import { z } from 'zod';
-import { openApiChecker } from '../support/openapi-check.ts';
+import { assertMatchesDocument, openApiChecker } from '../support/openapi-check.ts';
 
 /**
  * Contract §14: the OpenAPI document types every request and response with named schemas and
@@ -165,4 +165,20 @@ test('the document refuses an untyped or unnamed response, an unnamed request bo
     { message: /two different schemas are named ProbeThing/ },
   );
   t.notThrows(build(probe({ status: 204, description: 'nothing' })));
+});
+
+test('the test kit refuses an answer whose status or body the document does not list', (t) => {
+  const url = 'http://127.0.0.1:1/v2/teams/12';
+  const team = { id: 12, name: 'Sales', slug: 'sales', organizationId: null };
+  t.notThrows(() => assertMatchesDocument('GET', url, 200, { status: 'success', data: team }));
+  t.throws(() => assertMatchesDocument('GET', url, 200, { status: 'success', data: { ...team, extra: 1 } }), {
+    message: /schema refuses/,
+  });
+  t.throws(() => assertMatchesDocument('GET', url, 200, { status: 'success', data: { id: 12 } }), {
+    message: /schema refuses/,
+  });
+  t.throws(() => assertMatchesDocument('GET', url, 409, { status: 'error' }), { message: /does not list/ });
+  t.throws(() => assertMatchesDocument('GET', url, 404, { status: 'error' }), { message: /schema refuses/ });
+  // Paths the document does not name (the auth service, probes) are not checked.
+  t.notThrows(() => assertMatchesDocument('GET', 'http://127.0.0.1:1/v2/auth/whatever', 500, 'x'));
 });

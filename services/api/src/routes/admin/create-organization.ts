@@ -18,7 +18,12 @@ export const createOrganizationRoute = defineRoute({
     z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
     { name: 'Acme', slug: 'acme', ownerUserId: 5 },
   ),
-  response: { status: 201, description: 'The organization', schema: organizationOutput },
+  response: {
+    status: 201,
+    description: 'The organization',
+    schema: organizationOutput,
+    errors: { 409: 'An organization with this slug already exists' },
+  },
   handler: async ({ deps, body }) => {
     const knex = deps.stores.db.knex;
     if (!(await findUserById(knex, body.ownerUserId))) throw new NotFoundError('User not found');

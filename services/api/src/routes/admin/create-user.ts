@@ -32,6 +32,7 @@ export const createUserRoute = defineRoute({
   }),
   response: {
     status: 201,
+    errors: { 409: 'The e-mail address or the username is taken' },
     description: 'The user and their API key',
     schema: named(
       'CreatedUser',

@@ -34,7 +34,12 @@ export const provisionMembershipRoute = defineRoute({
       }),
     { userId: 5, role: 'ADMIN' },
   ),
-  response: { status: 201, description: 'The accepted membership', schema: membershipOutput },
+  response: {
+    status: 201,
+    description: 'The accepted membership',
+    schema: membershipOutput,
+    errors: { 409: 'The user is already a member of this organization' },
+  },
   handler: async ({ deps, params, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;
     if (!(await findOrganizationById(knex, params.orgId))) throw new NotFoundError('Organization not found');

@@ -30,6 +30,7 @@ export const DEPRECATION_HEADERS: Record<string, string> = {
 
 const TAGS = ['Managed users (deprecated)'];
 const USER_NOT_FOUND = 'Managed user not found';
+const EMAIL_TAKEN = 'The e-mail address belongs to another account';
 
 const clientParams = z.strictObject({ clientId: z.string().max(200) });
 const userParams = z.strictObject({ clientId: z.string().max(200), userId: idParam });
@@ -91,7 +92,7 @@ export const createManagedUserRoute = defineRoute({
   deprecated: true,
   params: clientParams,
   body: createBody,
-  response: { ...envelope('GetManagedUserOutput'), status: 201 },
+  response: { ...envelope('GetManagedUserOutput'), status: 201, errors: { 409: EMAIL_TAKEN } },
   handler: async ({ caller, deps, body }) => {
     const user = await createManagedUser(deps.stores.db.knex, caller.clientId, defined(body) as typeof body);
     return { status: 201, data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
@@ -144,7 +145,7 @@ export const updateManagedUserRoute = defineRoute({
   deprecated: true,
   params: userParams,
   body: updateBody,
-  response: envelope('GetManagedUserOutput'),
+  response: { ...envelope('GetManagedUserOutput'), errors: { 409: EMAIL_TAKEN } },
   handler: async ({ caller, deps, params, body }) => {
     const user = await updateManagedUser(
       deps.stores.db.knex,

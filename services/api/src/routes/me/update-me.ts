@@ -22,7 +22,12 @@ export const updateMe = defineRoute({
   auth: 'user',
   scope: 'PROFILE_WRITE',
   body: updateMeBody,
-  response: { status: 200, description: 'The updated user', schema: meOutput },
+  response: {
+    status: 200,
+    description: 'The updated user',
+    schema: meOutput,
+    errors: { 409: 'The username is taken' },
+  },
   handler: async ({ caller, deps, body }) => {
     const knex = deps.stores.db.knex;
     const user = await updateUser(knex, deps.stores.tokenStore, caller.userId, body);

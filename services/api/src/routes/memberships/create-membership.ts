@@ -60,7 +60,15 @@ export const createMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     access: access(family, 'ADMIN', family.permissions.invite),
     params: family.params,
     body: newMembershipBody,
-    response: { status: 201, description: 'The membership', schema: membershipOutput },
+    response: {
+      status: 201,
+      description: 'The membership',
+      schema: membershipOutput,
+      errors: {
+        409: 'The user is already a member, or the address already invited',
+        429: "Invitations past the inviter's hourly limit (`Retry-After`)",
+      },
+    },
     handler: async ({ caller, deps, body, access, ctx }) => {
       const member = body.email !== undefined ? { email: body.email } : { userId: body.userId! };
       const input = { ...member, role: body.role, accepted: body.accepted };

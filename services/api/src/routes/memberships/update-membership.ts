@@ -43,7 +43,12 @@ export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     access: access(family, 'ADMIN', family.permissions.change),
     params: family.itemParams,
     body: membershipPatchBody,
-    response: { status: 200, description: 'The membership', schema: membershipOutput },
+    response: {
+      status: 200,
+      description: 'The membership',
+      schema: membershipOutput,
+      errors: { 409: 'The organization or team must keep at least one accepted owner' },
+    },
     handler: async ({ caller, deps, params, body, access, ctx }) => ({
       data: presentMembership(
         await changeMembership(deps, access!, caller, params.membershipId, body, auditContextOf(caller, ctx)),

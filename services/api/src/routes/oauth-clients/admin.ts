@@ -35,7 +35,12 @@ export const approveClientRoute = defineRoute({
   tags: TAGS,
   auth: 'admin',
   params: clientIdParams,
-  response: { status: 200, description: 'The approved client', schema: clientOutput },
+  response: {
+    status: 200,
+    description: 'The approved client',
+    schema: clientOutput,
+    errors: { 409: 'Its review status does not allow this decision' },
+  },
   handler: async ({ caller, deps, params, ctx }) => {
     const client = await approve(deps, actorOf(caller, ctx), params.clientId);
     return { data: await presentOne(deps.stores.db.knex, client) };
@@ -52,7 +57,12 @@ export const rejectClientRoute = defineRoute({
   body: named('RejectOAuthClientRequest', rejectBody, {
     reason: 'The redirect URI does not belong to the website',
   }),
-  response: { status: 200, description: 'The rejected client', schema: clientOutput },
+  response: {
+    status: 200,
+    description: 'The rejected client',
+    schema: clientOutput,
+    errors: { 409: 'Its review status does not allow this decision' },
+  },
   handler: async ({ caller, deps, params, body, ctx }) => {
     const client = await reject(deps, actorOf(caller, ctx), params.clientId, body.reason);
     return { data: await presentOne(deps.stores.db.knex, client) };
