@@ -8,10 +8,7 @@ import { defineRoute } from '../../routing/route.ts';
 import { named } from '../../openapi/named.ts';
 
 /** The profile fields' rules, shared with the settings' profile page. */
-export const updateMeBody = named('UpdateMeRequest', profilePatch, {
-  name: 'Mia Member',
-  timeZone: 'Europe/Lisbon',
-});
+export const updateMeBody = profilePatch;
 
 export const updateMe = defineRoute({
   method: 'PATCH',
@@ -21,7 +18,8 @@ export const updateMe = defineRoute({
   tags: ['Me'],
   auth: 'user',
   scope: 'PROFILE_WRITE',
-  body: updateMeBody,
+  // The settings page validates with updateMeBody itself; the route's copy only adds the name.
+  body: named('UpdateMeRequest', updateMeBody, { name: 'Mia Member', timeZone: 'Europe/Lisbon' }),
   response: {
     status: 200,
     description: 'The updated user',
