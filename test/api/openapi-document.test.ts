@@ -1,4 +1,5 @@
 import { buildOpenApiDocument } from '@sched/api/openapi/document';
+import { renderDocsPage } from '@sched/api/openapi/docs-page';
 import { named } from '@sched/api/openapi/named';
 import { type AnyRoute, defineRoute } from '@sched/api/routing/route';
 import { routes } from '@sched/api/routes/index';
@@ -181,4 +182,11 @@ test('the test kit refuses an answer whose status or body the document does not 
   t.throws(() => assertMatchesDocument('GET', url, 404, { status: 'error' }), { message: /schema refuses/ });
   // Paths the document does not name (the auth service, probes) are not checked.
   t.notThrows(() => assertMatchesDocument('GET', 'http://127.0.0.1:1/v2/auth/whatever', 500, 'x'));
+});
+
+test('the docs page links each body and answer to its named schema and lists every named schema', (t) => {
+  const html = renderDocsPage(routes, document);
+  t.regex(html, /Request body \(JSON\), example: <a href="#schema-CreateBookingRequest">/);
+  t.regex(html, /<a href="#schema-BookingResponse">/);
+  for (const name of Object.keys(schemas)) t.true(html.includes(`id="schema-${name}"`), name);
 });
