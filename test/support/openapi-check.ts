@@ -23,7 +23,11 @@ interface Operation {
   responses: Record<string, Json>;
 }
 
-const ROOT = 'https://sched.test/openapi.json';
+const ROOT = 'https://sched.test/schemas/';
+
+/** `#/components/schemas/X` -> the id the checker gives schema X. */
+const withAbsoluteRefs = (schema: Json): Json =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${ROOT}`)) as Json;
 // ajv-formats is CommonJS with a default export: under Node's ESM loader it arrives as the module.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as typeof addFormatsModule.default;
@@ -37,11 +41,10 @@ class OpenApiChecker {
   constructor(document: { paths: Record<string, Record<string, unknown>>; components: Json }) {
     this.#components = document.components;
     addFormats(this.#ajv);
-    // The document's named schemas, as one JSON Schema the operations' schemas refer into.
-    const schemas = JSON.parse(
-      JSON.stringify(document.components['schemas']).replaceAll('"#/components/schemas/', `"${ROOT}#/$defs/`),
-    ) as Json;
-    this.#ajv.addSchema({ $id: ROOT, $defs: schemas });
+    // Each named schema on its own, compiled on first use (compiling them all up front costs most of a second).
+    for (const [name, schema] of Object.entries(document.components['schemas'] as Record<string, Json>)) {
+      this.#ajv.addSchema({ ...withAbsoluteRefs(schema), $id: `${ROOT}${name}` });
+    }
     for (const [path, methods] of Object.entries(document.paths)) {
       const pattern = new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       const params = path.split('{').length - 1;
@@ -106,8 +109,7 @@ class OpenApiChecker {
   #validator(key: string, schema: Json): ValidateFunction {
     let validate = this.#compiled.get(key);
     if (!validate) {
-      const ref = JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${ROOT}#/$defs/`);
-      validate = this.#ajv.compile(JSON.parse(ref) as Json);
+      validate = this.#ajv.compile(withAbsoluteRefs(schema));
       this.#compiled.set(key, validate);
     }
     return validate;
