@@ -7,8 +7,9 @@ import { elementOf, exampleOf, nameOf } from './named.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the route declarations (zod 4's toJSONSchema for
- * inputs and outputs, named parts under components/schemas). Every operation shows how it authenticates and, in one place, its scope,
- * minimum role and PBAC permission: in the description and as x-scope / x-access extensions.
+ * inputs and outputs; named schemas under components/schemas, each with its example). Every
+ * operation shows how it authenticates and, in one place, its scope, minimum role and PBAC
+ * permission: in the description and as x-scope / x-access extensions.
  */
 
 type JsonSchema = Record<string, unknown>;
@@ -94,7 +95,7 @@ export function accessSummary(route: AnyRoute): {
   };
 }
 
-/** Error statuses of every operation, beside those a route declares (`response.errors`). */
+/** The error responses of components/responses; 409 only where a route declares it (`response.errors`). */
 const ERROR_RESPONSES: Record<string, string> = {
   '400': 'Invalid input (`details` lists the failing fields)',
   '401': 'No, bad, expired or revoked credential (`WWW-Authenticate: Bearer`)',
