@@ -12,6 +12,9 @@ const { system, call } = setUpWorld(test);
 let user: TestUser;
 let admin: TestUser;
 
+/** The probes answer the caller as the mount made it: its kind and the fields of that kind. */
+const callerShape = z.looseObject({ kind: z.enum(['api-key', 'oauth', 'client-secret']) });
+
 const probeRoutes = [
   defineRoute({
     method: 'GET',
@@ -20,6 +23,7 @@ const probeRoutes = [
     tags: ['Probe'],
     auth: 'client-secret',
     params: z.strictObject({ clientId: z.string() }),
+    response: { status: 200, description: 'the caller', schema: callerShape },
     handler: async ({ caller }) => ({ data: caller }),
   }),
   defineRoute({
@@ -28,6 +32,7 @@ const probeRoutes = [
     summary: 'public probe',
     tags: ['Probe'],
     auth: 'public',
+    response: { status: 200, description: 'the caller, if any', schema: callerShape.nullable() },
     handler: async ({ caller }) => ({ data: caller ?? null }),
   }),
 ];

@@ -295,7 +295,8 @@ test('the OpenAPI document shows the new inputs and the 403 rule', async (t) => 
   for (const operation of [roles.post, role.patch, permissions.post, permissions.put]) {
     t.regex(operation.description, /You cannot grant permissions you do not hold/);
   }
-  t.truthy(role.patch.requestBody.content['application/json'].schema.properties.permissions);
+  const patchBody = role.patch.requestBody.content['application/json'].schema.$ref.split('/').pop();
+  t.truthy(document.components.schemas[patchBody].properties.permissions);
   t.false(permissions.delete.requestBody.required);
   t.true(
     permissions.delete.parameters.some(

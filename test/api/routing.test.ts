@@ -1,5 +1,7 @@
 import { defineRoute } from '@sched/api/routing/route';
 import test from 'ava';
+import { z } from 'zod';
+import { named } from '@sched/api/openapi/named';
 import { setUpTestSystem } from '../support/system.ts';
 import { setUpProbeApi } from './helpers/second-api.ts';
 
@@ -12,6 +14,9 @@ import { setUpProbeApi } from './helpers/second-api.ts';
 
 const system = setUpTestSystem(test);
 
+/** Named, as every response schema is, so the probe app serves its OpenAPI document too. */
+const probeTag = named('ProbeTag', z.string(), 'fixed');
+
 const probe = (path: string, tag: string, method: 'GET' | 'POST' | 'DELETE' = 'GET') =>
   defineRoute({
     method,
@@ -19,6 +24,7 @@ const probe = (path: string, tag: string, method: 'GET' | 'POST' | 'DELETE' = 'G
     summary: `probe ${tag}`,
     tags: ['Probe'],
     auth: 'public',
+    response: { status: 200, description: 'the tag of the probe', schema: probeTag },
     handler: async () => ({ data: tag }),
   });
 

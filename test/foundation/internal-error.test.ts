@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { defineRoute } from '@sched/api/routing/route';
 import { createLogger } from '@sched/kit/logger';
 import test from 'ava';
+import { z } from 'zod';
 import { apiRuntime, type ServedApi, serveApiApp } from '../support/api-app.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
@@ -18,6 +19,7 @@ const failing = (path: string, fail: () => never) =>
     summary: `fails: ${path}`,
     tags: ['Probe'],
     auth: 'public',
+    response: { status: 200, description: 'never: the handler throws', schema: z.null() },
     handler: async () => fail(),
   });
 

@@ -1,5 +1,7 @@
 // A tiny HTTP client of the system under test, for tests: `call('GET', '/v2/me', { token })`.
 
+import { assertMatchesDocument } from './openapi-check.ts';
+
 /** Response bodies are read loosely in tests (`response.body.error.message`). */
 // biome-ignore lint/suspicious/noExplicitAny: test code reads JSON bodies without declaring each shape
 export type Json = any;
@@ -22,7 +24,8 @@ export interface CallOptions {
  * A client of the API under test: `call('GET', '/v2/me', { token })`. The body of the response is
  * parsed JSON (the text when not JSON, `emptyBody` when empty: undefined unless told). The base
  * URL may be a function, for a server a `test.before` hook starts later. `prefix` is put before
- * every path (`{ prefix: '/v2' }`).
+ * every path (`{ prefix: '/v2' }`). Every answer of the resource API is checked against its OpenAPI
+ * document (openapi-check.ts): one that does not match fails the test.
  */
 export function apiClient(
   baseUrl: string | (() => string),
@@ -42,7 +45,8 @@ export function apiClient(
       body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
     }
     const base = typeof baseUrl === 'function' ? baseUrl() : baseUrl;
-    const response = await fetch(`${base}${prefix}${path}`, { method, headers, body });
+    const url = `${base}${prefix}${path}`;
+    const response = await fetch(url, { method, headers, body });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -50,6 +54,7 @@ export function apiClient(
     } catch {
       // not JSON (the docs page)
     }
+    assertMatchesDocument(method, url, response.status, parsed);
     return { status: response.status, body: parsed as T, headers: response.headers };
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { performance } from 'node:perf_hooks';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { createApiApp } from '@sched/api/app';
+import { membershipOutput } from '@sched/api/presenters/membership';
 import { defineRoute } from '@sched/api/routing/route';
 import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
@@ -13,6 +14,7 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
 import Koa from 'koa';
+import { z } from 'zod';
 import {
   insertCustomRole,
   insertMemberships,
@@ -101,7 +103,12 @@ const [, membershipId] = await insertMemberships(knex, [
 const token = await createTestAccessToken(stores, { userId: caller!.id, scopes: ['TEAM_MEMBERSHIP_READ'] });
 
 // The access log is off by default here (its cost is measured apart: ACCESS_LOG=true npm run bench ...).
-const config = loadConfig({ LOG_LEVEL: 'info', ACCESS_LOG: process.env.ACCESS_LOG ?? 'false' });
+// Production: what is measured is what production runs (outside it, answers are checked against their declarations).
+const config = loadConfig({
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  ACCESS_LOG: process.env.ACCESS_LOG ?? 'false',
+});
 const logger = createLogger({ level: config.logLevel });
 const runtime = apiRuntime(config, stores, logger);
 export type ServerKey = 'api' | 'bare' | 'kit' | 'route' | 'token';
@@ -180,7 +187,12 @@ const layerRoute = (auth: 'public' | 'user') =>
     tags: ['Bench'],
     auth,
     scope: 'TEAM_MEMBERSHIP_READ',
-    handler: async () => ({ data }),
+    response: {
+      status: 200,
+      description: 'the memberships of the api server',
+      schema: z.array(membershipOutput),
+    },
+    handler: async () => ({ data: data as z.output<typeof membershipOutput>[] }),
   });
 const layerServers: Server[] = [];
 async function serveLayer(key: ServerKey, callback: (req: IncomingMessage, res: ServerResponse) => void) {

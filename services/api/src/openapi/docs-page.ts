@@ -4,7 +4,8 @@ import { accessSummary, openApiPath } from './document.ts';
 /**
  * GET /v2/docs: a browsable, self-contained HTML page (no script, no CDN) built from the same
  * OpenAPI document: every operation with its authentication, scope, minimum role, PBAC
- * permission, parameters and schemas.
+ * permission, parameters, the named schemas of its body and answer with their examples, and
+ * every named schema at the end.
  */
 
 const escapeHtml = (value: string): string =>
@@ -19,12 +20,24 @@ const inline = (value: string): string =>
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
     .replace(/`([^`]+)`/g, '<code>$1</code>');
 
+type Media = { 'application/json': { schema: { $ref?: string }; example?: unknown } };
 type Operation = {
   operationId: string;
   parameters: Array<{ name: string; in: string; required: boolean; description?: string; schema: unknown }>;
-  requestBody?: { content: { 'application/json': { schema: unknown } } };
-  responses: Record<string, { description: string; content?: { 'application/json': { schema: unknown } } }>;
+  requestBody?: { content: Media };
+  responses: Record<string, { description: string; content?: Media }>;
 };
+
+const schemaId = (name: string) => `schema-${name}`;
+
+/** A body or an answer: a link to its named schema and its example. */
+function media(heading: string, content: Media): string {
+  const { schema, example } = content['application/json'];
+  const name = schema.$ref?.replace('#/components/schemas/', '');
+  const link = name ? ` <a href="#${schemaId(name)}"><code>${escapeHtml(name)}</code></a>` : '';
+  const shown = example === undefined ? schema : example;
+  return `<h4>${heading}${link}</h4><pre>${escapeHtml(JSON.stringify(shown, null, 2))}</pre>`;
+}
 
 const CSS = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2937;background:#f9fafb}
@@ -44,7 +57,10 @@ code{background:#f3f4f6;padding:0 .2rem;border-radius:3px}`;
 
 export function renderDocsPage(
   routes: readonly AnyRoute[],
-  document: { paths: Record<string, Record<string, unknown>> },
+  document: {
+    paths: Record<string, Record<string, unknown>>;
+    components: { schemas: Record<string, unknown> };
+  },
 ): string {
   const byTag = new Map<string, AnyRoute[]>();
   for (const route of routes) {
@@ -67,12 +83,10 @@ export function renderDocsPage(
                 `<tr><td><code>${escapeHtml(p.name)}</code></td><td>${p.in}${p.required ? ', required' : ''}</td><td>${escapeHtml(p.description ?? '')}</td><td><code>${escapeHtml(JSON.stringify(p.schema))}</code></td></tr>`,
             )
             .join('');
-          const body = op.requestBody
-            ? `<h4>Request body (JSON)</h4><pre>${escapeHtml(JSON.stringify(op.requestBody.content['application/json'].schema, null, 2))}</pre>`
-            : '';
+          const body = op.requestBody ? media('Request body (JSON), example:', op.requestBody.content) : '';
           const ok = Object.entries(op.responses)[0]!;
           const response = ok[1].content
-            ? `<h4>Response ${ok[0]}: ${escapeHtml(ok[1].description)}</h4><pre>${escapeHtml(JSON.stringify(ok[1].content['application/json'].schema, null, 2))}</pre>`
+            ? media(`Response ${ok[0]}: ${escapeHtml(ok[1].description)}, example:`, ok[1].content)
             : `<h4>Response ${ok[0]}: ${escapeHtml(ok[1].description)}</h4>`;
           return `<details id="${escapeHtml(op.operationId)}"><summary><span class="m ${route.method}">${route.method}</span><span class="p">/v2${escapeHtml(openApiPath(route.path))}</span><span class="s">${escapeHtml(route.summary)}</span>${route.deprecated ? '<strong>deprecated</strong>' : ''}</summary>
 <div class="body">${route.description ? `<p>${inline(route.description)}</p>` : ''}
@@ -83,10 +97,17 @@ ${params ? `<h4>Parameters</h4><table>${params}</table>` : ''}${body}${response}
       return `<h2 id="${tagId(tag)}">${escapeHtml(tag)}</h2>\n${items}`;
     })
     .join('\n');
+  const schemas = Object.entries(document.components.schemas)
+    .map(
+      ([name, schema]) =>
+        `<details id="${schemaId(name)}"><summary><span class="p">${escapeHtml(name)}</span></summary><div class="body"><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></div></details>`,
+    )
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Scheduling API v2</title><style>${CSS}</style></head>
 <body><header><h1>Scheduling API v2</h1><div>Machine-readable: <a href="/v2/openapi.json">/v2/openapi.json</a> (OpenAPI 3.1).
 Errors use <code>{"status":"error","timestamp","path","error":{"code","message","details?"}}</code>.</div></header>
-<main><nav><strong>Sections</strong><ul>${nav}</ul></nav><section>${sections}</section></main></body></html>`;
+<main><nav><strong>Sections</strong><ul>${nav}<li><a href="#schemas">Schemas</a></li></ul></nav><section>${sections}
+<h2 id="schemas">Schemas</h2>\n${schemas}</section></main></body></html>`;
 }

@@ -3,18 +3,50 @@ import { RATE_LIMIT_DEFAULTS, type RateLimits } from '@sched/kit/rate-limits';
 import { SCOPE_DESCRIPTIONS } from '@sched/policy/scope-descriptions';
 import { z } from 'zod';
 import type { AnyRoute } from '../routing/route.ts';
+import { elementOf, exampleOf, nameOf } from './named.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the route declarations (zod 4's toJSONSchema for
- * inputs and outputs). Every operation shows how it authenticates and, in one place, its scope,
- * minimum role and PBAC permission: in the description and as x-scope / x-access extensions.
+ * inputs and outputs; named schemas under components/schemas, each with its example). Every
+ * operation shows how it authenticates and, in one place, its scope, minimum role and PBAC
+ * permission: in the description and as x-scope / x-access extensions.
  */
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
-  return rest;
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * The document's named schemas (components/schemas), filled while the operations are built:
+ * every schema named with `named()` lands here once and is referred to by `$ref`.
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, JsonSchema> = {};
+
+  /** A zod schema as JSON Schema whose named parts are references into components/schemas. */
+  convert(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+    // zod puts named parts under $defs; the document keeps them under components/schemas.
+    const {
+      $schema: _ignored,
+      $defs,
+      ...rest
+    } = JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${COMPONENT}`)) as JsonSchema & {
+      $defs?: Record<string, JsonSchema>;
+    };
+    for (const [name, definition] of Object.entries($defs ?? {})) this.add(name, definition);
+    return rest;
+  }
+
+  /** Adds a named schema; one name must mean one shape (an input and an output that differ need two names). */
+  add(name: string, schema: JsonSchema): JsonSchema {
+    const known = this.schemas[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(schema)) {
+      throw new Error(`OpenAPI: two different schemas are named ${name}`);
+    }
+    this.schemas[name] = schema;
+    return { $ref: `${COMPONENT}${name}` };
+  }
 }
 
 /** `/teams/:teamId/memberships` -> `/teams/{teamId}/memberships`. */
@@ -63,22 +95,105 @@ export function accessSummary(route: AnyRoute): {
   };
 }
 
-const envelope = (data: JsonSchema, pagination?: JsonSchema): JsonSchema => ({
-  type: 'object',
-  properties: { status: { type: 'string', enum: ['success'] }, data, ...(pagination ? { pagination } : {}) },
-  required: pagination ? ['status', 'data', 'pagination'] : ['status', 'data'],
-});
-
+/** The error responses of components/responses; 409 only where a route declares it (`response.errors`). */
 const ERROR_RESPONSES: Record<string, string> = {
   '400': 'Invalid input (`details` lists the failing fields)',
   '401': 'No, bad, expired or revoked credential (`WWW-Authenticate: Bearer`)',
   '403': 'Missing scope (`WWW-Authenticate: Bearer error="insufficient_scope"`), role, permission or rule',
   '404': 'Unknown id (also a team of another organization)',
+  '409': 'Conflict with the current state',
+  '413': 'Request body larger than 1 MiB',
+  '415': 'Request body that is not JSON (or in a Content-Encoding other than gzip, deflate or br)',
+  '503': 'A back end is unavailable for a moment (`Retry-After` says when to try again)',
 };
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The statuses of the error envelope an operation can answer, with what each means for it. */
+function errorStatuses(route: AnyRoute): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [code, text] of Object.entries(ERROR_RESPONSES)) {
+    if (code === '401' && route.auth === 'public') continue;
+    if (code === '409') continue;
+    if ((code === '413' || code === '415') && !BODY_METHODS.has(route.method)) continue;
+    out[code] = text;
+  }
+  for (const [code, text] of Object.entries(route.response.errors ?? {})) out[code] = text as string;
+  return out;
+}
+
+const routeName = (route: AnyRoute) => `${route.method} ${route.path}`;
+
+/**
+ * The success envelope `{status: "success", data, pagination?}` as a named schema
+ * (`<Data>Response`, `<Item>ListResponse`, `<Item>PageResponse`) with its example. `data` must
+ * be a named schema or a list of one: the document never shows an untyped `data`.
+ */
+function successResponse(
+  route: AnyRoute,
+  components: SchemaComponents,
+): { schema: JsonSchema; example: unknown } {
+  const { schema, pagination } = route.response;
+  if (!schema)
+    throw new Error(
+      `OpenAPI: ${routeName(route)} answers ${route.response.status} without a response schema`,
+    );
+  const item = elementOf(schema);
+  const dataName = nameOf(schema) ?? (item ? nameOf(item) : undefined);
+  if (!dataName)
+    throw new Error(`OpenAPI: the response schema of ${routeName(route)} needs a name (named())`);
+  const data = components.convert(schema, 'output');
+  const dataExample = nameOf(schema) ? exampleOf(schema) : [exampleOf(item!)];
+  let pageSchema: JsonSchema | undefined;
+  if (pagination) {
+    if (!nameOf(pagination))
+      throw new Error(`OpenAPI: the pagination schema of ${routeName(route)} needs a name`);
+    pageSchema = components.convert(pagination, 'output');
+  }
+  const name =
+    route.response.name ??
+    (nameOf(schema)
+      ? `${dataName}Response`
+      : pagination
+        ? `${dataName}PageResponse`
+        : `${dataName}ListResponse`);
+  const ref = components.add(name, {
+    type: 'object',
+    properties: {
+      status: { type: 'string', const: 'success' },
+      data,
+      ...(pageSchema ? { pagination: pageSchema } : {}),
+    },
+    required: pageSchema ? ['status', 'data', 'pagination'] : ['status', 'data'],
+    additionalProperties: false,
+  });
+  return {
+    schema: ref,
+    example: {
+      status: 'success',
+      data: dataExample,
+      ...(pagination ? { pagination: exampleOf(pagination) } : {}),
+    },
+  };
+}
+
+/** The request body as a named schema with its example. */
+function requestBody(route: AnyRoute, components: SchemaComponents): JsonSchema {
+  const body = route.body!;
+  if (!nameOf(body))
+    throw new Error(`OpenAPI: the request body of ${routeName(route)} needs a name (named())`);
+  return {
+    // Optional when the route also takes its input another way (DELETE role permissions).
+    required: !body.safeParse(undefined).success,
+    content: {
+      'application/json': { schema: components.convert(body, 'input'), example: exampleOf(body) },
+    },
+  };
+}
 
 const RATE_LIMITED = 'Rate limit of the endpoint reached (`Retry-After` says when to try again)';
 
-function parameters(route: AnyRoute): JsonSchema[] {
+function parameters(route: AnyRoute, components: SchemaComponents): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [part, where] of [
     ['params', 'path'],
@@ -86,7 +201,7 @@ function parameters(route: AnyRoute): JsonSchema[] {
   ] as const) {
     const schema = route[part];
     if (!schema) continue;
-    const json = jsonSchema(schema, 'input');
+    const json = components.convert(schema, 'input');
     const properties = (json['properties'] ?? {}) as Record<string, JsonSchema>;
     const required = new Set((json['required'] ?? []) as string[]);
     for (const [name, property] of Object.entries(properties)) {
@@ -103,7 +218,7 @@ function parameters(route: AnyRoute): JsonSchema[] {
   return out;
 }
 
-function operation(route: AnyRoute, limits: RateLimits): JsonSchema {
+function operation(route: AnyRoute, limits: RateLimits, components: SchemaComponents): JsonSchema {
   const limit = route.rateLimit ? limits[route.rateLimit.name] : null;
   const access = accessSummary(route);
   const scopes = scopesOf(route);
@@ -124,26 +239,15 @@ function operation(route: AnyRoute, limits: RateLimits): JsonSchema {
   ]
     .filter(Boolean)
     .join('\n\n');
-  const status = String(route.response?.status ?? 200);
+  const status = String(route.response.status);
+  const success = status === '204' ? undefined : successResponse(route, components);
   const responses: Record<string, unknown> = {
     [status]: {
-      description: route.response?.description ?? 'Success',
-      ...(status === '204'
-        ? {}
-        : {
-            content: {
-              'application/json': {
-                schema: envelope(
-                  route.response?.schema ? jsonSchema(route.response.schema, 'output') : {},
-                  route.response?.pagination ? jsonSchema(route.response.pagination, 'output') : undefined,
-                ),
-              },
-            },
-          }),
+      description: route.response.description,
+      ...(success ? { content: { 'application/json': success } } : {}),
     },
   };
-  for (const [code, text] of Object.entries(ERROR_RESPONSES)) {
-    if (code === '401' && route.auth === 'public') continue;
+  for (const [code, text] of Object.entries(errorStatuses(route))) {
     responses[code] = { $ref: `#/components/responses/E${code}`, description: text };
   }
   if (limit) {
@@ -158,16 +262,8 @@ function operation(route: AnyRoute, limits: RateLimits): JsonSchema {
     description,
     tags: route.tags,
     ...(route.deprecated ? { deprecated: true } : {}),
-    parameters: parameters(route),
-    ...(route.body
-      ? {
-          requestBody: {
-            // Optional when the route also takes its input another way (DELETE role permissions).
-            required: !route.body.safeParse(undefined).success,
-            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
-          },
-        }
-      : {}),
+    parameters: parameters(route, components),
+    ...(route.body ? { requestBody: requestBody(route, components) } : {}),
     responses,
     security,
     'x-auth': route.auth,
@@ -184,11 +280,12 @@ export function buildOpenApiDocument(
   config: Pick<Config, 'appUrl' | 'baseUrl'> & { rateLimits?: RateLimits },
 ) {
   const limits = config.rateLimits ?? RATE_LIMIT_DEFAULTS;
+  const components = new SchemaComponents();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = operation(route, limits);
+    paths[path][route.method.toLowerCase()] = operation(route, limits, components);
   }
   const errorSchema = {
     type: 'object',
@@ -198,11 +295,25 @@ export function buildOpenApiDocument(
       path: { type: 'string' },
       error: {
         type: 'object',
-        properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string' },
+          details: { description: 'for 400, the failing fields: [{field, message}]' },
+        },
         required: ['code', 'message'],
+        additionalProperties: false,
       },
     },
     required: ['status', 'timestamp', 'path', 'error'],
+    additionalProperties: false,
+    examples: [
+      {
+        status: 'error',
+        timestamp: '2026-11-26T10:00:00.000Z',
+        path: '/v2/teams/12',
+        error: { code: 'NotFound', message: 'Team not found' },
+      },
+    ],
   };
   return {
     openapi: '3.1.0',
@@ -237,7 +348,7 @@ export function buildOpenApiDocument(
         },
         clientSecret: { type: 'apiKey', in: 'header', name: 'x-svc-secret-key' },
       },
-      schemas: { Error: errorSchema },
+      schemas: { Error: errorSchema, ...components.schemas },
       responses: Object.fromEntries(
         Object.entries({ ...ERROR_RESPONSES, '429': RATE_LIMITED }).map(([code, text]) => [
           `E${code}`,

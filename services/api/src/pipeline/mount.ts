@@ -9,6 +9,7 @@ import type { UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { RoutersBySegment } from '../routing/segments.ts';
 import { validatePart } from '../routing/validate.ts';
+import { checkResult } from './response-check.ts';
 
 const NO_KEYS: readonly string[] = [];
 const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
@@ -23,7 +24,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * 4. validate params, query and body (400 with details);
  * 5. the route's rate limit, per caller (429): valid requests of a known caller count;
  * 6. access: 404 for an unknown organization / team, 403 from roles and PBAC;
- * 7. handler -> envelope.
+ * 7. handler -> envelope (outside production, the answer is first checked against the declaration).
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
@@ -33,6 +34,7 @@ export function mountRoutes(
   deps: Runtime,
 ): AccessControl {
   const control = createAccessControl(deps);
+  const checkAnswers = deps.config.env !== 'production';
   for (const route of routes) {
     const plan = planTarget(route);
     routers.routerFor(route.path).register(
@@ -71,6 +73,7 @@ export function mountRoutes(
           ctx,
         });
         const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
+        if (checkAnswers) checkResult(route, result);
         if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
         ctx.status = result.status ?? 200;
         if (ctx.status !== 204) {

@@ -1,5 +1,6 @@
 import type { ApiKeySummary } from '@sched/db/queries/api-keys';
 import { z } from 'zod';
+import { named } from '../openapi/named.ts';
 
 /** Contract §4: `{id, hint, createdAt, lastUsedAt}`; the plain key is never shown again. */
 export function presentApiKey(key: ApiKeySummary) {
@@ -11,9 +12,13 @@ export function presentApiKey(key: ApiKeySummary) {
   };
 }
 
-export const apiKeyOutput = z.object({
-  id: z.int(),
-  hint: z.string().meta({ description: 'last 4 characters of the key' }),
-  createdAt: z.string(),
-  lastUsedAt: z.string().nullable(),
-});
+export const apiKeyOutput = named(
+  'ApiKey',
+  z.object({
+    id: z.int(),
+    hint: z.string().meta({ description: 'last 4 characters of the key' }),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+  }),
+  { id: 3, hint: 'a1b2', createdAt: '2026-11-26T09:30:00.000Z', lastUsedAt: null },
+);

@@ -1,5 +1,6 @@
 import type { Role } from '@sched/db/queries/roles';
 import { z } from 'zod';
+import { named } from '../openapi/named.ts';
 
 /** Contract §8 role. */
 export function presentRole(role: Role) {
@@ -16,16 +17,33 @@ export function presentRole(role: Role) {
   };
 }
 
-export const roleOutput = z.object({
-  id: z.string(),
-  name: z.string(),
-  color: z.string().nullable(),
-  description: z.string().nullable(),
-  organizationId: z.int().nullable().meta({ description: 'null for the system roles' }),
-  type: z.enum(['SYSTEM', 'CUSTOM']),
-  permissions: z.array(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+export const roleOutput = named(
+  'Role',
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    color: z.string().nullable(),
+    description: z.string().nullable(),
+    organizationId: z.int().nullable().meta({ description: 'null for the system roles' }),
+    type: z.enum(['SYSTEM', 'CUSTOM']),
+    permissions: z.array(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+  {
+    id: 'role_3',
+    name: 'Scheduler',
+    color: '#3366ff',
+    description: 'Manages event types',
+    organizationId: 7,
+    type: 'CUSTOM',
+    permissions: ['eventType.read', 'eventType.create'],
+    createdAt: '2026-11-26T09:30:00.000Z',
+    updatedAt: '2026-11-26T09:30:00.000Z',
+  },
+);
 
-export const permissionsOutput = z.array(z.string());
+export const permissionsOutput = named('Permissions', z.array(z.string()), [
+  'eventType.read',
+  'eventType.create',
+]);

@@ -1,17 +1,17 @@
 import type { Organization } from '@sched/db/queries/organizations';
 import type { Team } from '@sched/db/queries/teams';
 import { z } from 'zod';
+import { named } from '../openapi/named.ts';
 
 export function presentTeam(team: Team) {
   return { id: team.id, name: team.name, slug: team.slug, organizationId: team.organizationId };
 }
 
-export const teamOutput = z.object({
-  id: z.int(),
-  name: z.string(),
-  slug: z.string(),
-  organizationId: z.int().nullable(),
-});
+export const teamOutput = named(
+  'Team',
+  z.object({ id: z.int(), name: z.string(), slug: z.string(), organizationId: z.int().nullable() }),
+  { id: 12, name: 'Sales', slug: 'sales', organizationId: 7 },
+);
 
 /** Contract §8 organization. */
 export function presentOrganization(organization: Organization) {
@@ -23,9 +23,8 @@ export function presentOrganization(organization: Organization) {
   };
 }
 
-export const organizationOutput = z.object({
-  id: z.int(),
-  name: z.string(),
-  slug: z.string(),
-  pbacEnabled: z.boolean(),
-});
+export const organizationOutput = named(
+  'Organization',
+  z.object({ id: z.int(), name: z.string(), slug: z.string(), pbacEnabled: z.boolean() }),
+  { id: 7, name: 'Acme', slug: 'acme', pbacEnabled: false },
+);

@@ -1,6 +1,7 @@
 import type { BookingLimits } from '@sched/db/queries/booking-limits';
 import type { User } from '@sched/db/queries/users';
 import { z } from 'zod';
+import { named } from '../openapi/named.ts';
 
 /** A user as the API shows them (admin API). */
 export function presentUser(user: User) {
@@ -17,7 +18,7 @@ export function presentUser(user: User) {
   };
 }
 
-export const userOutput = z.object({
+const userFields = {
   id: z.int(),
   email: z.string(),
   username: z.string().nullable(),
@@ -27,7 +28,21 @@ export const userOutput = z.object({
   locale: z.string(),
   timeFormat: z.union([z.literal(12), z.literal(24)]).nullable(),
   defaultScheduleId: z.int().nullable(),
-});
+};
+
+const userExample = {
+  id: 5,
+  email: 'mia@example.com',
+  username: 'mia',
+  name: 'Mia Member',
+  timeZone: 'Europe/Berlin',
+  weekStart: 'Monday',
+  locale: 'en',
+  timeFormat: 24,
+  defaultScheduleId: 9,
+} as const;
+
+export const userOutput = named('User', z.object(userFields), userExample);
 
 /** GET /v2/me (contract §8). */
 export function presentMe(user: User, organizationId: number | null, bookingLimits: BookingLimits) {
@@ -46,11 +61,21 @@ export function presentMe(user: User, organizationId: number | null, bookingLimi
 
 const limit = z.int().nullable();
 
-export const meOutput = userOutput.extend({
-  emailVerified: z.boolean().meta({
-    description:
-      'Whether the address is verified (link of the verification e-mail, a password reset, or created by a service administrator)',
+export const meOutput = named(
+  'Me',
+  z.object({
+    ...userFields,
+    emailVerified: z.boolean().meta({
+      description:
+        'Whether the address is verified (link of the verification e-mail, a password reset, or created by a service administrator)',
+    }),
+    organizationId: z.int().nullable(),
+    bookingLimits: z.object({ perDay: limit, perWeek: limit, perMonth: limit, perYear: limit }),
   }),
-  organizationId: z.int().nullable(),
-  bookingLimits: z.object({ perDay: limit, perWeek: limit, perMonth: limit, perYear: limit }),
-});
+  {
+    ...userExample,
+    emailVerified: true,
+    organizationId: 7,
+    bookingLimits: { perDay: 3, perWeek: null, perMonth: null, perYear: null },
+  },
+);

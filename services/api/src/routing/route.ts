@@ -33,6 +33,7 @@ export interface RouteDefinition<
   Q = unknown,
   B = unknown,
   A extends Authentication = Authentication,
+  R = unknown,
 > {
   method: HttpMethod;
   /** koa-router syntax under /v2, e.g. '/organizations/:orgId/teams/:teamId/memberships'. */
@@ -63,14 +64,8 @@ export interface RouteDefinition<
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
-  /** For the OpenAPI document. */
-  response?: {
-    status: number;
-    description: string;
-    schema?: z.ZodType;
-    /** The envelope's `pagination` member (cursor-paged lists), beside `data`. */
-    pagination?: z.ZodType;
-  };
+  /** What success looks like: the OpenAPI document shows it and the mount checks it outside production. */
+  response: RouteResponse<R>;
   deprecated?: boolean;
   /**
    * Extra invalidation versions the handler relies on (for a per-app cache of its own), read in the
@@ -78,7 +73,28 @@ export interface RouteDefinition<
    */
   versionKeys?: (params: Record<string, string | undefined>, cache: RouteCache) => readonly string[];
   /** May answer synchronously (a cache hit) or with a promise. */
-  handler: (input: HandlerInput<P, Q, B, A>) => HandlerResult | Promise<HandlerResult>;
+  handler: (
+    input: HandlerInput<P, Q, B, A>,
+  ) => HandlerResult<NoInfer<R>> | Promise<HandlerResult<NoInfer<R>>>;
+}
+
+/** Error statuses a route may declare beyond the ones the document gives every operation. */
+export type DeclaredErrorStatus = 409 | 429;
+
+export interface RouteResponse<R> {
+  status: number;
+  description: string;
+  /**
+   * The envelope's `data`: a schema named with `named()` (or an array of one), so the document can
+   * refer to it. Absent only for 204.
+   */
+  schema?: z.ZodType<R>;
+  /** The envelope's `pagination` member (cursor-paged lists), beside `data`; named too. */
+  pagination?: z.ZodType;
+  /** Name of the success envelope's schema when the specification gives one (else `<Data>Response`). */
+  name?: string;
+  /** When the route answers them, the other error statuses it can give, with what they mean. */
+  errors?: Readonly<Partial<Record<DeclaredErrorStatus, string>>>;
 }
 
 /** A route's rate limit: which one of `@sched/kit/rate-limits` (its figures come from the config). */
@@ -113,11 +129,11 @@ export interface HandlerInput<P, Q, B, A extends Authentication> {
   ctx: Context;
 }
 
-export interface HandlerResult {
+export interface HandlerResult<D = unknown> {
   /** Default 200; 204 sends no body. */
   status?: number;
-  /** Wrapped as {"status": "success", "data": ...}. */
-  data?: unknown;
+  /** Wrapped as {"status": "success", "data": ...}; typed by the declared response schema. */
+  data?: D;
   /** Sent beside `data` as `pagination` (cursor-paged lists; declared in `response.pagination`). */
   pagination?: unknown;
   headers?: Record<string, string>;
@@ -129,9 +145,10 @@ export function defineRoute<
   Q = Record<string, never>,
   B = undefined,
   A extends Authentication = Authentication,
->(route: RouteDefinition<P, Q, B, A>): RouteDefinition<P, Q, B, A> {
+  R = unknown,
+>(route: RouteDefinition<P, Q, B, A, R>): RouteDefinition<P, Q, B, A, R> {
   return route;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a list of routes of any input types
-export type AnyRoute = RouteDefinition<any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, any>;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idValue, slug, text } from '../../routing/schemas.ts';
+import { named } from '../../openapi/named.ts';
 
 export const createOrganizationRoute = defineRoute({
   method: 'POST',
@@ -12,8 +13,17 @@ export const createOrganizationRoute = defineRoute({
   summary: 'Creates an organization with its owner (an accepted OWNER membership)',
   tags: ['Admin'],
   auth: 'admin',
-  body: z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
-  response: { status: 201, description: 'The organization', schema: organizationOutput },
+  body: named(
+    'CreateOrganizationRequest',
+    z.strictObject({ name: text(200), slug, ownerUserId: idValue, pbacEnabled: z.boolean().optional() }),
+    { name: 'Acme', slug: 'acme', ownerUserId: 5 },
+  ),
+  response: {
+    status: 201,
+    description: 'The organization',
+    schema: organizationOutput,
+    errors: { 409: 'An organization with this slug already exists' },
+  },
   handler: async ({ deps, body }) => {
     const knex = deps.stores.db.knex;
     if (!(await findUserById(knex, body.ownerUserId))) throw new NotFoundError('User not found');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { presentResourceServer, resourceServerOutput } from '../../presenters/resource-server.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { named } from '../../openapi/named.ts';
 
 /**
  * Resource servers (contract §13): services that check tokens at
@@ -22,14 +23,29 @@ export const createResourceServerRoute = defineRoute({
   description: `${INTROSPECTION} The secret is in this answer only; it cannot be read again.`,
   tags: ['Admin'],
   auth: 'admin',
-  body: z.strictObject({
-    name: z.string().trim().min(1).max(200),
-    description: z.string().trim().max(1000).optional(),
-  }),
+  body: named(
+    'CreateResourceServerRequest',
+    z.strictObject({
+      name: z.string().trim().min(1).max(200),
+      description: z.string().trim().max(1000).optional(),
+    }),
+    { name: 'Billing API', description: 'Checks tokens for the billing service' },
+  ),
   response: {
     status: 201,
     description: 'The resource server and its secret (shown once)',
-    schema: resourceServerOutput.extend({ secret: z.string() }),
+    schema: named(
+      'NewResourceServer',
+      resourceServerOutput.extend({ secret: z.string().meta({ description: 'shown once' }) }),
+      {
+        id: 'rs_5f2c9a7e',
+        name: 'Billing API',
+        description: null,
+        secretHint: '****9c3d',
+        createdAt: '2026-11-26T09:30:00.000Z',
+        secret: 'rss_0b8f3e6c1d9a4f7e2b5c8d1a6e9f3c7b',
+      },
+    ),
   },
   handler: async ({ deps, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;

@@ -6,6 +6,7 @@ import { presentUser, userOutput } from '../../presenters/user.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { LOCALES, timeZoneInput, usernameInput } from '../../routing/user-fields.ts';
+import { named } from '../../openapi/named.ts';
 
 export const createUserBody = z.strictObject({
   email: z.email().max(254),
@@ -23,11 +24,34 @@ export const createUserRoute = defineRoute({
   summary: 'Creates a user (e-mail taken as verified) and an API key for them, shown once',
   tags: ['Admin'],
   auth: 'admin',
-  body: createUserBody,
+  body: named('CreateUserRequest', createUserBody, {
+    email: 'mia@example.com',
+    name: 'Mia Member',
+    username: 'mia',
+    timeZone: 'Europe/Berlin',
+  }),
   response: {
     status: 201,
+    errors: { 409: 'The e-mail address or the username is taken' },
     description: 'The user and their API key',
-    schema: z.object({ user: userOutput, apiKey: z.string() }),
+    schema: named(
+      'CreatedUser',
+      z.object({ user: userOutput, apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
+      {
+        user: {
+          id: 5,
+          email: 'mia@example.com',
+          username: 'mia',
+          name: 'Mia Member',
+          timeZone: 'Europe/Berlin',
+          weekStart: 'Monday',
+          locale: 'en',
+          timeFormat: null,
+          defaultScheduleId: 9,
+        },
+        apiKey: 'svc_4f9a1c7e2b8d5f3a6c9e1b4d7f2a5c8e',
+      },
+    ),
   },
   handler: async ({ deps, body, caller, ctx }) => {
     const audit = auditContextOf(caller, ctx);

@@ -8,6 +8,7 @@ import { membershipOutput, presentMembership } from '../../presenters/membership
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam, idValue, roleInput } from '../../routing/schemas.ts';
+import { named } from '../../openapi/named.ts';
 
 /**
  * Provisioning by the operator (like Keycloak's admin adding a user to a group): the one way to
@@ -23,13 +24,22 @@ export const provisionMembershipRoute = defineRoute({
   tags: ['Admin'],
   auth: 'admin',
   params: z.strictObject({ orgId: idParam }),
-  body: z
-    .strictObject({ userId: idValue.optional(), email: z.email().max(254).optional(), role: roleInput })
-    .refine((body) => (body.userId === undefined) !== (body.email === undefined), {
-      path: ['userId'],
-      message: 'give exactly one of userId and email',
-    }),
-  response: { status: 201, description: 'The accepted membership', schema: membershipOutput },
+  body: named(
+    'ProvisionMembershipRequest',
+    z
+      .strictObject({ userId: idValue.optional(), email: z.email().max(254).optional(), role: roleInput })
+      .refine((body) => (body.userId === undefined) !== (body.email === undefined), {
+        path: ['userId'],
+        message: 'give exactly one of userId and email',
+      }),
+    { userId: 5, role: 'ADMIN' },
+  ),
+  response: {
+    status: 201,
+    description: 'The accepted membership',
+    schema: membershipOutput,
+    errors: { 409: 'The user is already a member of this organization' },
+  },
   handler: async ({ deps, params, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;
     if (!(await findOrganizationById(knex, params.orgId))) throw new NotFoundError('Organization not found');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
+import { named } from '../../openapi/named.ts';
 
 export const updateOrganizationRoute = defineRoute({
   method: 'PATCH',
@@ -12,7 +13,9 @@ export const updateOrganizationRoute = defineRoute({
   tags: ['Admin'],
   auth: 'admin',
   params: z.strictObject({ orgId: idParam }),
-  body: z.strictObject({ pbacEnabled: z.boolean() }),
+  body: named('UpdateOrganizationRequest', z.strictObject({ pbacEnabled: z.boolean() }), {
+    pbacEnabled: true,
+  }),
   response: { status: 200, description: 'The organization', schema: organizationOutput },
   handler: async ({ deps, params, body }) => {
     const organization = await updateOrganization(

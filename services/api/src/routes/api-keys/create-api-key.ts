@@ -2,6 +2,7 @@ import { createApiKey } from '@sched/db/queries/api-keys';
 import { z } from 'zod';
 import { apiKeyOutput, presentApiKey } from '../../presenters/api-key.ts';
 import { auditContextOf } from '../../routing/audit.ts';
+import { named } from '../../openapi/named.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireVerifiedEmail } from '../me/verified.ts';
 
@@ -16,7 +17,17 @@ export const createApiKeyRoute = defineRoute({
   response: {
     status: 201,
     description: 'The new key',
-    schema: apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
+    schema: named(
+      'NewApiKey',
+      apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
+      {
+        id: 4,
+        hint: '5c8e',
+        createdAt: '2026-11-26T09:30:00.000Z',
+        lastUsedAt: null,
+        apiKey: 'svc_4f9a1c7e2b8d5f3a6c9e1b4d7f2a5c8e',
+      },
+    ),
   },
   handler: async ({ caller, deps, ctx }) => {
     await requireVerifiedEmail(deps, caller.userId);

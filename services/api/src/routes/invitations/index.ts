@@ -51,7 +51,12 @@ const acceptInvitationRoute = defineRoute({
   tags: [TAG],
   auth: 'user',
   params: invitationParams,
-  response: { status: 200, description: 'The accepted membership', schema: membershipOutput },
+  response: {
+    status: 200,
+    description: 'The accepted membership',
+    schema: membershipOutput,
+    errors: { 409: "A team's organization invitation must be accepted first; or already a member" },
+  },
   handler: async ({ deps, caller, params, ctx }) => ({
     data: presentMembership(
       await acceptMyInvitation(

@@ -1,5 +1,6 @@
 import type { User } from '@sched/db/queries/users';
 import { z } from 'zod';
+import { named } from '../../openapi/named.ts';
 import { LOCALES } from '../../routing/user-fields.ts';
 
 const isLocale = (value: string): value is (typeof LOCALES)[number] =>
@@ -28,18 +29,36 @@ export function presentManagedUser(user: User) {
   };
 }
 
-export const managedUserOutput = z.object({
-  id: z.number(),
-  email: z.string(),
-  username: z.string().nullable(),
-  name: z.string().nullable(),
-  bio: z.string().nullable(),
-  timeZone: z.string().meta({ description: 'IANA time zone name' }),
-  weekStart: z.string().meta({ description: 'name of the weekday' }),
-  createdDate: z.string().meta({ description: 'ISO 8601 date-time' }),
-  timeFormat: z.number().nullable(),
-  defaultScheduleId: z.number().nullable(),
-  locale: z.enum(LOCALES).optional(),
-  avatarUrl: z.string().nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
+export const managedUserOutput = named(
+  'ManagedUserOutput',
+  z.object({
+    id: z.number(),
+    email: z.string(),
+    username: z.string().nullable(),
+    name: z.string().nullable(),
+    bio: z.string().nullable(),
+    timeZone: z.string().meta({ description: 'IANA time zone name' }),
+    weekStart: z.string().meta({ description: 'name of the weekday' }),
+    createdDate: z.string().meta({ description: 'ISO 8601 date-time' }),
+    timeFormat: z.number().nullable(),
+    defaultScheduleId: z.number().nullable(),
+    locale: z.enum(LOCALES).optional(),
+    avatarUrl: z.string().nullable().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+  {
+    id: 31,
+    email: 'managed-31@example.com',
+    username: null,
+    name: 'Max Managed',
+    bio: null,
+    timeZone: 'America/New_York',
+    weekStart: 'Sunday',
+    createdDate: '2026-11-26T09:30:00.000Z',
+    timeFormat: 12,
+    defaultScheduleId: 17,
+    locale: 'en',
+    avatarUrl: null,
+    metadata: {},
+  },
+);

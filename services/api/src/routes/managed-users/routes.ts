@@ -12,6 +12,7 @@ import { defineRoute } from '../../routing/route.ts';
 import { idParam, pagination } from '../../routing/schemas.ts';
 import { LOCALES, timeZoneInput } from '../../routing/user-fields.ts';
 import { managedUserOutput, presentManagedUser } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 /**
  * The deprecated managed-user family (api-v2 "Versioning" 2): authenticated by `x-svc-secret-key`
@@ -29,6 +30,7 @@ export const DEPRECATION_HEADERS: Record<string, string> = {
 
 const TAGS = ['Managed users (deprecated)'];
 const USER_NOT_FOUND = 'Managed user not found';
+const EMAIL_TAKEN = 'The e-mail address belongs to another account';
 
 const clientParams = z.strictObject({ clientId: z.string().max(200) });
 const userParams = z.strictObject({ clientId: z.string().max(200), userId: idParam });
@@ -54,8 +56,17 @@ const fields = {
     .optional(),
 };
 
-const createBody = z.strictObject({ email: z.email().max(254), ...fields });
-const updateBody = z.strictObject({ email: z.email().max(254).optional(), ...fields });
+const createBody = named('CreateManagedUserInput', z.strictObject({ email: z.email().max(254), ...fields }), {
+  email: 'managed-31@example.com',
+  name: 'Max Managed',
+  timeZone: 'America/New_York',
+  timeFormat: 12,
+});
+const updateBody = named(
+  'UpdateManagedUserInput',
+  z.strictObject({ email: z.email().max(254).optional(), ...fields }),
+  { name: 'Max Managed', weekStart: 'Monday' },
+);
 
 /** Drops undefined values (exactOptionalPropertyTypes-friendly inputs for the query layer). */
 function defined<T extends Record<string, unknown>>(input: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
@@ -64,7 +75,13 @@ function defined<T extends Record<string, unknown>>(input: T): { [K in keyof T]?
   };
 }
 
-const envelope = (description: string) => ({ status: 200, description, schema: managedUserOutput });
+/** api-v2 names the envelope of one managed user GetManagedUserOutput. */
+const envelope = (description: string) => ({
+  status: 200,
+  description,
+  schema: managedUserOutput,
+  name: 'GetManagedUserOutput',
+});
 
 export const createManagedUserRoute = defineRoute({
   method: 'POST',
@@ -75,7 +92,7 @@ export const createManagedUserRoute = defineRoute({
   deprecated: true,
   params: clientParams,
   body: createBody,
-  response: { ...envelope('GetManagedUserOutput'), status: 201 },
+  response: { ...envelope('GetManagedUserOutput'), status: 201, errors: { 409: EMAIL_TAKEN } },
   handler: async ({ caller, deps, body }) => {
     const user = await createManagedUser(deps.stores.db.knex, caller.clientId, defined(body) as typeof body);
     return { status: 201, data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
@@ -91,7 +108,12 @@ export const listManagedUsersRoute = defineRoute({
   deprecated: true,
   params: clientParams,
   query: pagination,
-  response: { status: 200, description: 'Managed users', schema: z.array(managedUserOutput) },
+  response: {
+    status: 200,
+    description: 'Managed users',
+    schema: z.array(managedUserOutput),
+    name: 'GetManagedUsersOutput',
+  },
   handler: async ({ caller, deps, query }) => {
     const users = await listManagedUsers(deps.stores.db.knex, caller.clientId, query);
     return { data: users.map(presentManagedUser), headers: DEPRECATION_HEADERS };
@@ -123,7 +145,7 @@ export const updateManagedUserRoute = defineRoute({
   deprecated: true,
   params: userParams,
   body: updateBody,
-  response: envelope('GetManagedUserOutput'),
+  response: { ...envelope('GetManagedUserOutput'), errors: { 409: EMAIL_TAKEN } },
   handler: async ({ caller, deps, params, body }) => {
     const user = await updateManagedUser(
       deps.stores.db.knex,

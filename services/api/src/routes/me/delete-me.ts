@@ -16,7 +16,11 @@ export const deleteMe = defineRoute({
     'OAuth clients it owns (their tokens end too). The key used for this call stops working at once.',
   tags: ['Me'],
   auth: 'api-key',
-  response: { status: 204, description: 'Deleted' },
+  response: {
+    status: 204,
+    description: 'Deleted',
+    errors: { 409: 'The user is the last accepted owner of organizations or teams (`details` names them)' },
+  },
   handler: async ({ caller, deps, ctx }) => {
     await deleteAccount(deps, caller.userId, auditContextOf(caller, ctx));
     return { status: 204 };

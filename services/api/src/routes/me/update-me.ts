@@ -5,6 +5,7 @@ import { UnauthorizedError } from '@sched/kit/errors';
 import { profilePatch } from '@sched/policy/user-fields';
 import { meOutput, presentMe } from '../../presenters/user.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { named } from '../../openapi/named.ts';
 
 /** The profile fields' rules, shared with the settings' profile page. */
 export const updateMeBody = profilePatch;
@@ -17,8 +18,14 @@ export const updateMe = defineRoute({
   tags: ['Me'],
   auth: 'user',
   scope: 'PROFILE_WRITE',
-  body: updateMeBody,
-  response: { status: 200, description: 'The updated user', schema: meOutput },
+  // The settings page validates with updateMeBody itself; the route's copy only adds the name.
+  body: named('UpdateMeRequest', updateMeBody, { name: 'Mia Member', timeZone: 'Europe/Lisbon' }),
+  response: {
+    status: 200,
+    description: 'The updated user',
+    schema: meOutput,
+    errors: { 409: 'The username is taken' },
+  },
   handler: async ({ caller, deps, body }) => {
     const knex = deps.stores.db.knex;
     const user = await updateUser(knex, deps.stores.tokenStore, caller.userId, body);

@@ -5,27 +5,32 @@ import { defineRoute } from '../../routing/route.ts';
 import { idValue, roleInput } from '../../routing/schemas.ts';
 import { addMembership } from '../../services/memberships/invite.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+import { named } from '../../openapi/named.ts';
 
 /** `{userId, role}` or `{email, role}`; `accepted` is only for a team of an organization. */
-export const newMembershipBody = z
-  .strictObject({
-    userId: idValue.optional(),
-    email: z.email().max(254).optional(),
-    role: roleInput,
-    accepted: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          'team of an organization only: false makes the membership pending (default true for accepted ' +
-          'members of the organization); elsewhere true is refused with 403',
-      }),
-  })
-  .superRefine((body, ctx) => {
-    if ((body.userId === undefined) === (body.email === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['userId'], message: 'give exactly one of userId and email' });
-    }
-  });
+export const newMembershipBody = named(
+  'CreateMembershipRequest',
+  z
+    .strictObject({
+      userId: idValue.optional(),
+      email: z.email().max(254).optional(),
+      role: roleInput,
+      accepted: z
+        .boolean()
+        .optional()
+        .meta({
+          description:
+            'team of an organization only: false makes the membership pending (default true for accepted ' +
+            'members of the organization); elsewhere true is refused with 403',
+        }),
+    })
+    .superRefine((body, ctx) => {
+      if ((body.userId === undefined) === (body.email === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['userId'], message: 'give exactly one of userId and email' });
+      }
+    }),
+  { userId: 5, role: 'MEMBER' },
+);
 
 const INVITATION_RULES =
   'Nobody joins without consent: this creates an invitation (accepted false) and e-mails the invitee, ' +
@@ -55,7 +60,15 @@ export const createMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     access: access(family, 'ADMIN', family.permissions.invite),
     params: family.params,
     body: newMembershipBody,
-    response: { status: 201, description: 'The membership', schema: membershipOutput },
+    response: {
+      status: 201,
+      description: 'The membership',
+      schema: membershipOutput,
+      errors: {
+        409: 'The user is already a member, or the address already invited',
+        429: "Invitations past the inviter's hourly limit (`Retry-After`)",
+      },
+    },
     handler: async ({ caller, deps, body, access, ctx }) => {
       const member = body.email !== undefined ? { email: body.email } : { userId: body.userId! };
       const input = { ...member, role: body.role, accepted: body.accepted };

@@ -5,21 +5,26 @@ import { defineRoute } from '../../routing/route.ts';
 import { roleInput } from '../../routing/schemas.ts';
 import { changeMembership } from '../../services/memberships/change.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
+import { named } from '../../openapi/named.ts';
 
-export const membershipPatchBody = z.strictObject({
-  role: roleInput.optional(),
-  accepted: z
-    .boolean()
-    .optional()
-    .meta({ description: 'only the invitee changes it (GET /v2/me/invitations): a change here is 403' }),
-  customRoleId: z
-    .string()
-    .min(1)
-    .max(100)
-    .nullable()
-    .optional()
-    .meta({ description: 'a custom role of the organization (PBAC); null removes it' }),
-});
+export const membershipPatchBody = named(
+  'UpdateMembershipRequest',
+  z.strictObject({
+    role: roleInput.optional(),
+    accepted: z
+      .boolean()
+      .optional()
+      .meta({ description: 'only the invitee changes it (GET /v2/me/invitations): a change here is 403' }),
+    customRoleId: z
+      .string()
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .meta({ description: 'a custom role of the organization (PBAC); null removes it' }),
+  }),
+  { role: 'ADMIN' },
+);
 
 export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
   defineRoute({
@@ -38,7 +43,12 @@ export const updateMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     access: access(family, 'ADMIN', family.permissions.change),
     params: family.itemParams,
     body: membershipPatchBody,
-    response: { status: 200, description: 'The membership', schema: membershipOutput },
+    response: {
+      status: 200,
+      description: 'The membership',
+      schema: membershipOutput,
+      errors: { 409: 'The organization or team must keep at least one accepted owner' },
+    },
     handler: async ({ caller, deps, params, body, access, ctx }) => ({
       data: presentMembership(
         await changeMembership(deps, access!, caller, params.membershipId, body, auditContextOf(caller, ctx)),

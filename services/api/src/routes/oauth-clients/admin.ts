@@ -6,6 +6,7 @@ import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { pagination } from '../../routing/schemas.ts';
 import { clientOutput } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 const TAGS = ['Admin'];
 
@@ -34,7 +35,12 @@ export const approveClientRoute = defineRoute({
   tags: TAGS,
   auth: 'admin',
   params: clientIdParams,
-  response: { status: 200, description: 'The approved client', schema: clientOutput },
+  response: {
+    status: 200,
+    description: 'The approved client',
+    schema: clientOutput,
+    errors: { 409: 'Its review status does not allow this decision' },
+  },
   handler: async ({ caller, deps, params, ctx }) => {
     const client = await approve(deps, actorOf(caller, ctx), params.clientId);
     return { data: await presentOne(deps.stores.db.knex, client) };
@@ -48,8 +54,15 @@ export const rejectClientRoute = defineRoute({
   tags: TAGS,
   auth: 'admin',
   params: clientIdParams,
-  body: rejectBody,
-  response: { status: 200, description: 'The rejected client', schema: clientOutput },
+  body: named('RejectOAuthClientRequest', rejectBody, {
+    reason: 'The redirect URI does not belong to the website',
+  }),
+  response: {
+    status: 200,
+    description: 'The rejected client',
+    schema: clientOutput,
+    errors: { 409: 'Its review status does not allow this decision' },
+  },
   handler: async ({ caller, deps, params, body, ctx }) => {
     const client = await reject(deps, actorOf(caller, ctx), params.clientId, body.reason);
     return { data: await presentOne(deps.stores.db.knex, client) };

@@ -6,6 +6,7 @@ import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireVerifiedEmail } from '../me/verified.ts';
 import { clientOutput } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 const TAGS = ['OAuth clients'];
 
@@ -18,7 +19,13 @@ export const createClientRoute = defineRoute({
   tags: TAGS,
   auth: 'api-key',
   rateLimit: { name: 'oauth-clients', what: 'OAuth clients created' },
-  body: createClientBody,
+  body: named('CreateOAuthClientRequest', createClientBody, {
+    name: 'Calendar Sync',
+    redirectUris: ['https://sync.example.com/callback'],
+    scopes: ['BOOKING_READ', 'SCHEDULE_READ'],
+    websiteUrl: 'https://sync.example.com',
+    purpose: 'Shows your bookings in your calendar',
+  }),
   response: { status: 201, description: 'The new client', schema: clientOutput },
   handler: async ({ caller, deps, body, ctx }) => {
     await requireVerifiedEmail(deps, caller.userId);
@@ -66,7 +73,7 @@ export const updateClientRoute = defineRoute({
   tags: TAGS,
   auth: 'api-key',
   params: clientIdParams,
-  body: updateClientBody,
+  body: named('UpdateOAuthClientRequest', updateClientBody, { name: 'Calendar Sync 2', logo: null }),
   response: { status: 200, description: 'The updated client', schema: clientOutput },
   handler: async ({ caller, deps, params, body, ctx }) => {
     const { client } = await updateClient(deps, actorOf(caller, ctx), params.clientId, body);

@@ -5,6 +5,7 @@ import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 import { secretOutput } from './present.ts';
+import { named } from '../../openapi/named.ts';
 
 const TAGS = ['OAuth clients'];
 
@@ -19,7 +20,16 @@ export const createSecretRoute = defineRoute({
   response: {
     status: 201,
     description: 'The new secret',
-    schema: secretOutput.extend({ secret: z.string().meta({ description: 'shown once' }) }),
+    schema: named(
+      'NewClientSecret',
+      secretOutput.extend({ secret: z.string().meta({ description: 'shown once' }) }),
+      {
+        id: 3,
+        secretHint: '****7e2b',
+        createdAt: '2026-11-26T09:30:00.000Z',
+        secret: 'css_9d2f7a4c1e8b5d3f6a9c2e7b4d1f8a5c',
+      },
+    ),
   },
   handler: async ({ caller, deps, params, ctx }) => ({
     status: 201,

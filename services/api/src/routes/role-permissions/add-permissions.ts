@@ -5,6 +5,7 @@ import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
+import { named } from '../../openapi/named.ts';
 
 export const addPermissionsRoute = defineRoute({
   method: 'POST',
@@ -15,7 +16,9 @@ export const addPermissionsRoute = defineRoute({
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
-  body: z.strictObject({ permissions: permissionList.min(1) }),
+  body: named('AddPermissionsRequest', z.strictObject({ permissions: permissionList.min(1) }), {
+    permissions: ['eventType.read'],
+  }),
   response: { status: 201, description: "The role's permissions", schema: permissionsOutput },
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions);

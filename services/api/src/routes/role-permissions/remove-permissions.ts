@@ -6,6 +6,7 @@ import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireValidPermissions } from '../../services/permissions.ts';
 import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
+import { named } from '../../openapi/named.ts';
 
 const NEITHER =
   'Name the permissions to remove: a JSON body {"permissions": [...]} or the query ?permissions=a,b';
@@ -40,7 +41,11 @@ export const removePermissionsRoute = defineRoute({
       description: 'comma-separated permissions, e.g. eventType.read,booking.create (instead of a body)',
     }),
   }),
-  body: z.strictObject({ permissions: permissionList.min(1).optional() }).optional(),
+  body: named(
+    'RemovePermissionsRequest',
+    z.strictObject({ permissions: permissionList.min(1).optional() }).optional(),
+    { permissions: ['eventType.create'] },
+  ),
   response: { status: 200, description: "The role's remaining permissions", schema: permissionsOutput },
   handler: async ({ deps, params, query, body, caller, ctx }) => {
     const permissions = requested(body, query.permissions);

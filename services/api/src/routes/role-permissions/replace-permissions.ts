@@ -5,6 +5,7 @@ import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
+import { named } from '../../openapi/named.ts';
 
 export const replacePermissionsRoute = defineRoute({
   method: 'PUT',
@@ -15,7 +16,9 @@ export const replacePermissionsRoute = defineRoute({
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
-  body: z.strictObject({ permissions: permissionList }),
+  body: named('ReplacePermissionsRequest', z.strictObject({ permissions: permissionList }), {
+    permissions: ['eventType.read', 'eventType.create'],
+  }),
   response: { status: 200, description: "The role's permissions", schema: permissionsOutput },
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions);

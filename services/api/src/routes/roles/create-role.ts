@@ -5,6 +5,7 @@ import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
 import { color, description, GRANT_RULE, orgParams, permissionList, roleName } from './role-input.ts';
+import { named } from '../../openapi/named.ts';
 
 export const createRoleRoute = defineRoute({
   method: 'POST',
@@ -17,7 +18,11 @@ export const createRoleRoute = defineRoute({
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.create' },
   params: orgParams,
-  body: z.strictObject({ name: roleName, color, description, permissions: permissionList.optional() }),
+  body: named(
+    'CreateRoleRequest',
+    z.strictObject({ name: roleName, color, description, permissions: permissionList.optional() }),
+    { name: 'Scheduler', color: '#3366ff', permissions: ['eventType.read', 'eventType.create'] },
+  ),
   response: { status: 201, description: 'The role', schema: roleOutput },
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions ?? []);

@@ -14,6 +14,7 @@ import {
   roleName,
   roleParams,
 } from './role-input.ts';
+import { named } from '../../openapi/named.ts';
 
 export const updateRoleRoute = defineRoute({
   method: 'PATCH',
@@ -27,12 +28,11 @@ export const updateRoleRoute = defineRoute({
   auth: 'user',
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.update' },
   params: roleParams,
-  body: z.strictObject({
-    name: roleName.optional(),
-    color,
-    description,
-    permissions: permissionList.optional(),
-  }),
+  body: named(
+    'UpdateRoleRequest',
+    z.strictObject({ name: roleName.optional(), color, description, permissions: permissionList.optional() }),
+    { color: '#2563eb', permissions: ['eventType.read'] },
+  ),
   response: { status: 200, description: 'The role', schema: roleOutput },
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const { permissions: requested, ...fields } = body;

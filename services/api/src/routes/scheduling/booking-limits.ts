@@ -8,6 +8,7 @@ import { ForbiddenError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { bookingLimitsOutput } from '../../scheduling/presenters.ts';
 import { bookingLimitsInput } from './schemas.ts';
 
 const TAGS = ['Booking limits'];
@@ -27,6 +28,7 @@ export const bookingLimitRoutes = [
     tags: TAGS,
     auth: 'user',
     scope: 'PROFILE_READ',
+    response: { status: 200, description: 'The limits', schema: bookingLimitsOutput },
     handler: async ({ caller, deps }) => {
       const knex = deps.stores.db.knex;
       await requireOrganizationMember(knex, caller.userId);
@@ -41,6 +43,7 @@ export const bookingLimitRoutes = [
     auth: 'user',
     scope: 'PROFILE_WRITE',
     body: bookingLimitsInput,
+    response: { status: 200, description: 'The limits after the change', schema: bookingLimitsOutput },
     handler: async ({ caller, deps, body, ctx }) => {
       const knex = deps.stores.db.knex;
       await requireOrganizationMember(knex, caller.userId);
@@ -54,6 +57,7 @@ export const bookingLimitRoutes = [
     tags: TAGS,
     auth: 'user',
     scope: 'PROFILE_WRITE',
+    response: { status: 204, description: 'Every limit removed' },
     handler: async ({ caller, deps, ctx }) => {
       const knex = deps.stores.db.knex;
       await requireOrganizationMember(knex, caller.userId);

@@ -1,8 +1,9 @@
 import { listHostBookings } from '@sched/db/queries/bookings';
 import { getHostProfiles } from '@sched/db/queries/schedules';
+import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
 import { cancelBooking, createBooking, rescheduleBooking } from '../../scheduling/booking-service.ts';
-import { presentBooking } from '../../scheduling/presenters.ts';
+import { bookingOutput, presentBooking } from '../../scheduling/presenters.ts';
 import { bookingBody, cancelBody, listBookingsQuery, rescheduleBody, uidParams } from './schemas.ts';
 
 const TAGS = ['Bookings'];
@@ -22,7 +23,14 @@ export const bookingRoutes = [
     scope: 'BOOKING_WRITE',
     rateLimit: BOOKINGS_LIMIT,
     body: bookingBody,
-    response: { status: 201, description: 'The booking' },
+    response: {
+      status: 201,
+      description: 'The booking',
+      schema: bookingOutput,
+      errors: {
+        409: 'slot_unavailable (outside availability or taken) or booking_limit_reached (a limit period is full)',
+      },
+    },
     handler: async ({ deps, body }) => {
       const { booking, host } = await createBooking(deps.stores.db.knex, {
         eventTypeId: body.eventTypeId,
@@ -42,6 +50,12 @@ export const bookingRoutes = [
     rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
     body: cancelBody,
+    response: {
+      status: 200,
+      description: 'The cancelled booking',
+      schema: bookingOutput,
+      errors: { 409: 'The booking is already cancelled' },
+    },
     handler: async ({ deps, params, body }) => {
       const { booking, host } = await cancelBooking(
         deps.stores.db.knex,
@@ -61,7 +75,14 @@ export const bookingRoutes = [
     rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
     body: rescheduleBody,
-    response: { status: 201, description: 'The new booking' },
+    response: {
+      status: 201,
+      description: 'The new booking',
+      schema: bookingOutput,
+      errors: {
+        409: 'The booking is not accepted or its event type is gone; slot_unavailable or booking_limit_reached for the new start',
+      },
+    },
     handler: async ({ deps, params, body }) => {
       const { booking, host } = await rescheduleBooking(deps.stores.db.knex, {
         uid: params.uid,
@@ -78,6 +99,7 @@ export const bookingRoutes = [
     auth: 'user',
     scope: 'BOOKING_READ',
     query: listBookingsQuery,
+    response: { status: 200, description: 'Bookings', schema: z.array(bookingOutput) },
     handler: async ({ caller, deps, query }) => {
       const knex = deps.stores.db.knex;
       const [bookings, hosts] = await Promise.all([

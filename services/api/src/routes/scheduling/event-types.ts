@@ -11,7 +11,7 @@ import { BadRequestError, NotFoundError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
-import { presentEventType } from '../../scheduling/presenters.ts';
+import { eventTypeOutput, presentEventType } from '../../scheduling/presenters.ts';
 import { idString, personalEventTypeBody, teamEventTypeBody } from './schemas.ts';
 
 const TAGS = ['Event types'];
@@ -32,7 +32,12 @@ export const eventTypeRoutes = [
     auth: 'user',
     scope: 'EVENT_TYPE_WRITE',
     body: personalEventTypeBody,
-    response: { status: 201, description: 'The event type' },
+    response: {
+      status: 201,
+      description: 'The event type',
+      schema: eventTypeOutput,
+      errors: { 409: 'An event type with this slug already exists' },
+    },
     handler: async ({ caller, deps, body }) => {
       const eventType = await createPersonalEventType(deps.stores.db.knex, caller.userId, body);
       return { status: 201, data: presentEventType(eventType) };
@@ -45,6 +50,7 @@ export const eventTypeRoutes = [
     tags: TAGS,
     auth: 'user',
     scope: 'EVENT_TYPE_READ',
+    response: { status: 200, description: 'Event types', schema: z.array(eventTypeOutput) },
     handler: async ({ caller, deps }) => ({
       data: (await listPersonalEventTypes(deps.stores.db.knex, caller.userId)).map(presentEventType),
     }),
@@ -57,6 +63,7 @@ export const eventTypeRoutes = [
     auth: 'user',
     scope: 'EVENT_TYPE_READ',
     params: eventTypeParams,
+    response: { status: 200, description: 'The event type', schema: eventTypeOutput },
     handler: async ({ caller, deps, params }) => {
       const eventType = await findEventTypeById(deps.stores.db.knex, params.eventTypeId);
       if (!eventType || eventType.ownerId !== caller.userId) throw new NotFoundError('Event type not found');
@@ -73,7 +80,12 @@ export const eventTypeRoutes = [
     access: { level: 'team', minimumRole: 'ADMIN', permission: 'eventType.create' },
     params: teamParams,
     body: teamEventTypeBody,
-    response: { status: 201, description: 'The event type' },
+    response: {
+      status: 201,
+      description: 'The event type',
+      schema: eventTypeOutput,
+      errors: { 409: 'An event type with this slug already exists' },
+    },
     handler: async ({ deps, params, body }) => {
       const knex = deps.stores.db.knex;
       await requireTeam(knex, params.teamId);
@@ -101,6 +113,7 @@ export const eventTypeRoutes = [
     scope: 'TEAM_EVENT_TYPE_READ',
     access: { level: 'team', minimumRole: 'MEMBER', permission: 'eventType.read' },
     params: teamParams,
+    response: { status: 200, description: 'Event types', schema: z.array(eventTypeOutput) },
     handler: async ({ deps, params }) => {
       const knex = deps.stores.db.knex;
       await requireTeam(knex, params.teamId);
@@ -116,6 +129,7 @@ export const eventTypeRoutes = [
     scope: 'TEAM_EVENT_TYPE_READ',
     access: { level: 'team', minimumRole: 'MEMBER', permission: 'eventType.read' },
     params: teamEventTypeParams,
+    response: { status: 200, description: 'The event type', schema: eventTypeOutput },
     handler: async ({ deps, params }) => {
       const eventType = await findEventTypeById(deps.stores.db.knex, params.eventTypeId);
       if (!eventType || eventType.teamId !== params.teamId) throw new NotFoundError('Event type not found');

@@ -3,7 +3,7 @@ import { findUserById } from '@sched/db/queries/users';
 import { NotFoundError } from '@sched/kit/errors';
 import { expandGroups } from '@sched/policy/availability';
 import { defineRoute } from '../../routing/route.ts';
-import { presentSchedule } from '../../scheduling/presenters.ts';
+import { presentSchedule, scheduleOutput } from '../../scheduling/presenters.ts';
 import { scheduleBody } from './schemas.ts';
 
 const TAGS = ['Schedule'];
@@ -16,6 +16,7 @@ export const scheduleRoutes = [
     tags: TAGS,
     auth: 'user',
     scope: 'SCHEDULE_READ',
+    response: { status: 200, description: 'The schedule', schema: scheduleOutput },
     handler: async ({ caller, deps }) => {
       const schedule = await getDefaultSchedule(deps.stores.db.knex, caller.userId);
       if (!schedule) throw new NotFoundError('You have no default schedule');
@@ -30,6 +31,7 @@ export const scheduleRoutes = [
     auth: 'user',
     scope: 'SCHEDULE_WRITE',
     body: scheduleBody,
+    response: { status: 200, description: 'The schedule', schema: scheduleOutput },
     handler: async ({ caller, deps, body }) => {
       const knex = deps.stores.db.knex;
       const user = await findUserById(knex, caller.userId);

@@ -1,6 +1,7 @@
 import { AVAILABILITY_TIME, availabilityProblems, expandGroups } from '@sched/policy/availability';
 import { isValidTimeZone, MAX_LIMIT, WEEKDAY_NAMES } from '@sched/policy/booking-periods';
 import { z } from 'zod';
+import { named } from '../../openapi/named.ts';
 
 /** A positive integer id in a path or query string. */
 export const idString = z
@@ -12,12 +13,16 @@ export const idString = z
 export const limitValue = z.int().min(1).max(MAX_LIMIT).nullable();
 
 /** PATCH body and event-type `bookingLimits`: any of the four keys; unknown keys are 400. */
-export const bookingLimitsInput = z.strictObject({
-  perDay: limitValue.optional(),
-  perWeek: limitValue.optional(),
-  perMonth: limitValue.optional(),
-  perYear: limitValue.optional(),
-});
+export const bookingLimitsInput = named(
+  'BookingLimitsInput',
+  z.strictObject({
+    perDay: limitValue.optional(),
+    perWeek: limitValue.optional(),
+    perMonth: limitValue.optional(),
+    perYear: limitValue.optional(),
+  }),
+  { perDay: 3, perMonth: null },
+);
 
 export const timeZone = z.string().refine(isValidTimeZone, 'must be an IANA time zone');
 
@@ -31,39 +36,52 @@ const eventTypeFields = {
   bookingLimits: bookingLimitsInput.optional(),
 };
 
-export const personalEventTypeBody = z.strictObject(eventTypeFields);
-
-export const teamEventTypeBody = z.strictObject({
-  ...eventTypeFields,
-  hostUserIds: z
-    .array(z.int().min(1))
-    .min(1)
-    .max(100)
-    .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a user'),
+export const personalEventTypeBody = named('CreateEventTypeRequest', z.strictObject(eventTypeFields), {
+  title: 'Intro call',
+  slug: 'intro-call',
+  lengthInMinutes: 30,
+  bookingLimits: { perDay: 3 },
 });
+
+export const teamEventTypeBody = named(
+  'CreateTeamEventTypeRequest',
+  z.strictObject({
+    ...eventTypeFields,
+    hostUserIds: z
+      .array(z.int().min(1))
+      .min(1)
+      .max(100)
+      .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a user'),
+  }),
+  { title: 'Sales demo', slug: 'sales-demo', lengthInMinutes: 45, hostUserIds: [5, 6] },
+);
 
 const time = z.string().regex(AVAILABILITY_TIME, 'must be HH:MM (00:00 to 24:00)');
 
-export const scheduleBody = z
-  .strictObject({
-    availability: z
-      .array(
-        z.strictObject({
-          days: z
-            .array(z.enum(WEEKDAY_NAMES))
-            .min(1)
-            .refine((days) => new Set(days).size === days.length, 'must not repeat a day'),
-          startTime: time,
-          endTime: time,
-        }),
-      )
-      .max(100),
-  })
-  .superRefine((body, ctx) => {
-    for (const message of availabilityProblems(expandGroups(body.availability))) {
-      ctx.addIssue({ code: 'custom', path: ['availability'], message });
-    }
-  });
+export const scheduleBody = named(
+  'ScheduleUpdate',
+  z
+    .strictObject({
+      availability: z
+        .array(
+          z.strictObject({
+            days: z
+              .array(z.enum(WEEKDAY_NAMES))
+              .min(1)
+              .refine((days) => new Set(days).size === days.length, 'must not repeat a day'),
+            startTime: time,
+            endTime: time,
+          }),
+        )
+        .max(100),
+    })
+    .superRefine((body, ctx) => {
+      for (const message of availabilityProblems(expandGroups(body.availability))) {
+        ctx.addIssue({ code: 'custom', path: ['availability'], message });
+      }
+    }),
+  { availability: [{ days: ['Monday', 'Tuesday', 'Wednesday'], startTime: '09:00', endTime: '17:00' }] },
+);
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** `YYYY-MM-DD` (a whole day in the query's zone) or an ISO date-time with offset. */
@@ -85,18 +103,30 @@ export const attendee = z.strictObject({
   timeZone,
 });
 
-export const bookingBody = z.strictObject({
-  eventTypeId: z.int().min(1),
-  start: z.iso.datetime({ offset: true }),
-  attendee,
-});
+export const bookingBody = named(
+  'CreateBookingRequest',
+  z.strictObject({ eventTypeId: z.int().min(1), start: z.iso.datetime({ offset: true }), attendee }),
+  {
+    eventTypeId: 21,
+    start: '2026-12-01T10:00:00+01:00',
+    attendee: { name: 'Alex Attendee', email: 'alex@example.org', timeZone: 'America/New_York' },
+  },
+);
 
-export const cancelBody = z
-  .strictObject({ cancellationReason: z.string().trim().max(1000).optional() })
-  .optional()
-  .transform((body) => body ?? {});
+export const cancelBody = named(
+  'CancelBookingRequest',
+  z
+    .strictObject({ cancellationReason: z.string().trim().max(1000).optional() })
+    .optional()
+    .transform((body) => body ?? {}),
+  { cancellationReason: 'Something came up' },
+);
 
-export const rescheduleBody = z.strictObject({ start: z.iso.datetime({ offset: true }) });
+export const rescheduleBody = named(
+  'RescheduleBookingRequest',
+  z.strictObject({ start: z.iso.datetime({ offset: true }) }),
+  { start: '2026-12-02T10:00:00+01:00' },
+);
 
 export const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a booking uid') });
 

@@ -2,6 +2,7 @@ import { findEventTypeById } from '@sched/db/queries/event-types';
 import { BadRequestError, NotFoundError } from '@sched/kit/errors';
 import { DateTime } from 'luxon';
 import { defineRoute } from '../../routing/route.ts';
+import { slotsByDateOutput } from '../../scheduling/presenters.ts';
 import { computeSlots } from '../../scheduling/slots.ts';
 import { slotsQuery } from './schemas.ts';
 
@@ -33,6 +34,7 @@ export const slotRoutes = [
     tags: ['Slots'],
     auth: 'public',
     query: slotsQuery,
+    response: { status: 200, description: 'Slot starts by date', schema: slotsByDateOutput },
     handler: async ({ deps, query }) => {
       const zone = query.timeZone ?? 'UTC';
       const { from, to } = rangeOf(query.start, query.end, zone);

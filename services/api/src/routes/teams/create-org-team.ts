@@ -15,7 +15,12 @@ export const createOrgTeamRoute = defineRoute({
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'team.create' },
   params: z.strictObject({ orgId: idParam }),
   body: newTeamBody,
-  response: { status: 201, description: 'The team', schema: teamOutput },
+  response: {
+    status: 201,
+    description: 'The team',
+    schema: teamOutput,
+    errors: { 409: 'A team with this slug already exists' },
+  },
   handler: async ({ caller, deps, params, body }) => {
     const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
       name: body.name,

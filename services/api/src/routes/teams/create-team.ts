@@ -11,7 +11,12 @@ export const createTeamRoute = defineRoute({
   auth: 'user',
   scope: 'TEAM_PROFILE_WRITE',
   body: newTeamBody,
-  response: { status: 201, description: 'The team', schema: teamOutput },
+  response: {
+    status: 201,
+    description: 'The team',
+    schema: teamOutput,
+    errors: { 409: 'A team with this slug already exists' },
+  },
   handler: async ({ caller, deps, body }) => {
     const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
       name: body.name,
