@@ -94,25 +94,15 @@ export const userAction =
     switch (action) {
       case 'disable': {
         if (self) throw new ConflictError('You cannot disable your own account here');
-        const done = await disableAccount(runtime, user.id);
+        // The user.disabled event is written in the flag's own transaction (before: as it was then).
+        const done = await disableAccount(runtime, user.id, audit);
         if (!done) throw new NotFoundError('User not found');
-        // disableAccount runs its own steps (flag, then ending everything): the event follows it.
-        await event('user.disabled', {
-          before: { disabled: user.disabledAt !== null },
-          after: { disabled: true },
-          details: { changed: done.changed },
-        });
         notice = 'disabled';
         break;
       }
       case 'enable': {
-        const done = await enableAccount(runtime, user.id);
+        const done = await enableAccount(runtime, user.id, audit);
         if (!done) throw new NotFoundError('User not found');
-        await event('user.enabled', {
-          before: { disabled: user.disabledAt !== null },
-          after: { disabled: false },
-          details: { changed: done.changed },
-        });
         notice = 'enabled';
         break;
       }
