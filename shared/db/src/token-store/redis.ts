@@ -336,7 +336,7 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     if (typeof payload.uid === 'string') sides.push(setIndex(uidIndexKey(prefix, model, payload.uid)));
     if (typeof payload.userCode === 'string')
       sides.push(setIndex(userCodeIndexKey(prefix, model, payload.userCode)));
-    const owner = process.env.BENCH_NO_INDEX ? undefined : recordOwner(payload);
+    const owner = recordOwner(payload);
     const score = ttl === '' ? '' : String(Number(ttl) + INDEX_SLACK_MS);
     if (owner?.kind === 'client' && model === 'Grant') {
       // The owner index holds grants; their tokens are reached through the grant index.
