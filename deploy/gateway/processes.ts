@@ -64,6 +64,7 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
+/** A port nobody listens on right now (the OS picks it). */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

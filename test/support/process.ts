@@ -1,19 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** A port nobody listens on right now (the OS picks it). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A port nobody listens on right now (the OS picks it): the gateway runner's, one copy. */
+export { freePort } from '../../deploy/gateway/processes.ts';
 
 export async function tempDir(prefix = 'sched-test-'): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));

@@ -1,8 +1,13 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import type { Knex } from 'knex';
 import type { AuthDeps } from '../deps.ts';
+import type { SafeHtml } from '../pages/html.ts';
+import { csrfFor, userPurpose } from '../web/forms.ts';
+import { type Page, pageOf, pageSlice } from '../web/paging.ts';
 import type { SignedIn } from '../web/session.ts';
+import { sendSettingsPage, shell } from '../web/shell.ts';
 import { type SignedInHandler, signedInPage } from '../web/signed-in.ts';
 
 /**
@@ -46,4 +51,38 @@ export function numericParam(ctx: Context, name: string, notFound: string): numb
   const id = /^\d{1,12}$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(id)) throw new NotFoundError(notFound);
   return id;
+}
+
+const searchQuery = z.object({ q: single(200) });
+
+/** What a searchable console list renders: one page of rows for `?q=`, and whether more follow. */
+export interface SearchListView<Row> {
+  items: Row[];
+  q: string;
+  page: Page;
+  hasMore: boolean;
+}
+
+/**
+ * A searchable, paged console list (users, organizations): `?q=` and `?page=` read and checked,
+ * one row more than a page fetched to know whether a next page exists, the page in the shell.
+ */
+export function searchListPage<Row>(
+  title: string,
+  search: (knex: Knex, query: { q: string; skip: number; take: number }) => Promise<Row[]>,
+  render: (view: SearchListView<Row>) => SafeHtml,
+): AdminHandler {
+  return async (deps, ctx, signedIn) => {
+    const page = pageOf(ctx);
+    const q = queryOf(ctx, searchQuery).q ?? '';
+    const rows = await search(deps.runtime.stores.db.knex, { q, skip: page.skip, take: page.take + 1 });
+    const { items, hasMore } = pageSlice(rows, page);
+    const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
+    sendSettingsPage(
+      ctx,
+      200,
+      title,
+      shell({ signedIn, csrf, section: 'admin' }, render({ items, q, page, hasMore })),
+    );
+  };
 }

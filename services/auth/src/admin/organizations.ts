@@ -10,10 +10,9 @@ import { z } from 'zod';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { csrfFor, type FieldErrors, fieldErrorsOf, readForm, userPurpose } from '../web/forms.ts';
-import { pageOf, pageSlice } from '../web/paging.ts';
 import type { SignedIn } from '../web/session.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
-import { type AdminHandler, queryOf, single } from './guard.ts';
+import { type AdminHandler, searchListPage } from './guard.ts';
 import { adminOrganizationPath } from './nav.ts';
 import {
   EMPTY_ORGANIZATION,
@@ -28,28 +27,9 @@ import {
  * in the same transaction; the administrator need not be a member). Audited as `organization.created`.
  */
 
-const listQuery = z.object({ q: single(200) });
-
-export const organizationsList: AdminHandler = async (deps, ctx, signedIn) => {
-  const paging = pageOf(ctx);
-  const q = queryOf(ctx, listQuery).q ?? '';
-  const rows = await searchOrganizations(deps.runtime.stores.db.knex, {
-    q,
-    skip: paging.skip,
-    take: paging.take + 1,
-  });
-  const { items, hasMore } = pageSlice(rows, paging);
-  const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
-  sendSettingsPage(
-    ctx,
-    200,
-    'Organizations',
-    shell(
-      { signedIn, csrf, section: 'admin' },
-      organizationListPage({ organizations: items, q, page: paging, hasMore }),
-    ),
-  );
-};
+export const organizationsList: AdminHandler = searchListPage('Organizations', searchOrganizations, (view) =>
+  organizationListPage({ organizations: view.items, q: view.q, page: view.page, hasMore: view.hasMore }),
+);
 
 function renderForm(
   deps: AuthDeps,

@@ -6,13 +6,11 @@ import { setServiceAdmin } from '@sched/db/queries/users';
 import { transactionWithBumps } from '@sched/db/versions';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
 import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
-import { pageOf, pageSlice } from '../web/paging.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
-import { type AdminHandler, noticeOf, numericParam, queryOf, single } from './guard.ts';
+import { type AdminHandler, noticeOf, numericParam, searchListPage } from './guard.ts';
 import { adminUserPath } from './nav.ts';
 import { userDetailPage, userListPage } from './users-pages.ts';
 
@@ -23,25 +21,9 @@ import { userDetailPage, userListPage } from './users-pages.ts';
 
 type Handler = AdminHandler;
 
-const userQuery = z.object({ q: single(200) });
-
-export const usersList: Handler = async (deps, ctx, signedIn) => {
-  const paging = pageOf(ctx);
-  const q = queryOf(ctx, userQuery).q ?? '';
-  const rows = await searchUsers(deps.runtime.stores.db.knex, {
-    q,
-    skip: paging.skip,
-    take: paging.take + 1,
-  });
-  const { items, hasMore } = pageSlice(rows, paging);
-  const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
-  sendSettingsPage(
-    ctx,
-    200,
-    'Users',
-    shell({ signedIn, csrf, section: 'admin' }, userListPage({ users: items, q, page: paging, hasMore })),
-  );
-};
+export const usersList: Handler = searchListPage('Users', searchUsers, (view) =>
+  userListPage({ users: view.items, q: view.q, page: view.page, hasMore: view.hasMore }),
+);
 
 async function userOf(deps: AuthDeps, ctx: Context) {
   const user = await findUserForAdmin(
