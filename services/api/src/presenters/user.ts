@@ -30,7 +30,8 @@ const userFields = {
   defaultScheduleId: z.int().nullable(),
 };
 
-const userExample = {
+/** The example user of the document (create-user's answer shows it too). */
+export const userExample = {
   id: 5,
   email: 'mia@example.com',
   username: 'mia',

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { Organization } from './organizations.ts';
+import { likePattern } from './like-pattern.ts';
+import { mapOrganization, type Organization, type OrganizationRow } from './organizations.ts';
 
 /** The admin console's list of organizations (service administrators): search by name or slug. */
 
@@ -8,18 +9,9 @@ export interface AdminOrganization extends Organization {
   memberCount: number;
 }
 
-interface Row {
-  id: number | string;
-  name: string;
-  slug: string;
-  pbac_enabled: boolean;
-  created_at: Date;
-  updated_at: Date;
+interface Row extends OrganizationRow {
   member_count: number | string;
 }
-
-/** `%` and `_` typed by the administrator are matched literally. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Organizations whose name or slug contains `q` (any case; all when empty), newest first. */
 export async function searchOrganizations(
@@ -53,13 +45,5 @@ export async function searchOrganizations(
     ])
     .offset(options.skip)
     .limit(options.take)) as Row[];
-  return rows.map((row) => ({
-    id: Number(row.id),
-    name: row.name,
-    slug: row.slug,
-    pbacEnabled: row.pbac_enabled,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    memberCount: Number(row.member_count),
-  }));
+  return rows.map((row) => ({ ...mapOrganization(row), memberCount: Number(row.member_count) }));
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { likePattern } from './like-pattern.ts';
 import { mapUser, type User, USER_COLUMNS, type UserRow, userColumns } from './users.ts';
 
 /**
@@ -14,9 +15,6 @@ export interface AdminUser extends User {
 type AdminRow = UserRow & { disabled_at: Date | null };
 
 const mapAdminUser = (row: AdminRow): AdminUser => ({ ...mapUser(row), disabledAt: row.disabled_at });
-
-/** `%` and `_` typed by the administrator are matched literally. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Accounts whose e-mail or name contains `q` (any case; all when empty), newest first. */
 export async function searchUsers(

@@ -14,7 +14,7 @@ export interface Organization {
   updatedAt: Date;
 }
 
-interface OrganizationRow {
+export interface OrganizationRow {
   id: number | string;
   name: string;
   slug: string;
@@ -25,7 +25,7 @@ interface OrganizationRow {
 
 const COLUMNS = ['id', 'name', 'slug', 'pbac_enabled', 'created_at', 'updated_at'] as const;
 
-const mapOrganization = (row: OrganizationRow): Organization => ({
+export const mapOrganization = (row: OrganizationRow): Organization => ({
   id: Number(row.id),
   name: row.name,
   slug: row.slug,

@@ -2,7 +2,7 @@ import { createApiKey } from '@sched/db/queries/api-keys';
 import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import { createUser, WEEKDAYS } from '@sched/db/queries/users';
 import { z } from 'zod';
-import { presentUser, userOutput } from '../../presenters/user.ts';
+import { presentUser, userExample, userOutput } from '../../presenters/user.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { LOCALES, timeZoneInput, usernameInput } from '../../routing/user-fields.ts';
@@ -38,17 +38,7 @@ export const createUserRoute = defineRoute({
       'CreatedUser',
       z.object({ user: userOutput, apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
       {
-        user: {
-          id: 5,
-          email: 'mia@example.com',
-          username: 'mia',
-          name: 'Mia Member',
-          timeZone: 'Europe/Berlin',
-          weekStart: 'Monday',
-          locale: 'en',
-          timeFormat: null,
-          defaultScheduleId: 9,
-        },
+        user: { ...userExample, timeFormat: null },
         apiKey: 'svc_4f9a1c7e2b8d5f3a6c9e1b4d7f2a5c8e',
       },
     ),
