@@ -385,7 +385,8 @@ test('the Dockerfile: node:24-bookworm-slim, production dependencies only, non-r
   t.deepEqual(execForm(lastInstruction('all-in-one', 'CMD')), [...node, 'services/launcher/src/start.ts']);
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   // `exec`: npm's SIGTERM must reach the server, not a shell in between.
-  t.is(scripts['start'], ['exec', ...node, 'services/launcher/src/start.ts'].join(' '));
+  // Through the launcher that runs `npm run build`'s compiled entry point when it is up to date.
+  t.is(scripts['start'], ['exec', ...node, 'services/launcher/bin/run.mjs', 'start'].join(' '));
   t.deepEqual(execForm(lastInstruction('migrate', 'ENTRYPOINT')), ['node', 'services/launcher/src/cli.ts']);
   t.deepEqual(execForm(lastInstruction('migrate', 'CMD')), ['migrate']);
 });
