@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { insertClient, insertUser } from '../../support/factories.ts';
 import { startTestGateway } from '../../support/gateway.ts';
-import { issueTokens } from '../../support/oauth.ts';
+import { Redis } from 'ioredis';
+import { FlowBrowser, issueTokens } from '../../support/oauth.ts';
 import { choosePinning, runAutocannon, runWrk, wrkAvailable } from '../load.ts';
 
 /**
@@ -12,12 +13,15 @@ import { choosePinning, runAutocannon, runWrk, wrkAvailable } from '../load.ts';
  * system time from /proc), so the per-core capacity of deploy/README.md's model can be read off.
  * Throughput grows with N only while cores are free: on a two-core machine the load generator,
  * nginx and the API processes share them, so read the CPU per request there, not the ratio.
+ * Also Redis's memory per live grant (its access token, refresh token, index entries), from
+ * `INFO memory` before and after GRANTS more grants of one signed-in user over several clients.
  * Needs DATABASE_URL and REDIS_URL (standalone services).
  */
 
 const SECONDS = Number(process.env.BENCH_DURATION ?? 15);
 const CONNECTIONS = 64;
 const TICKS_PER_SECOND = 100;
+const GRANTS = 200;
 
 function cpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return 0;
@@ -35,6 +39,31 @@ function nginxPids(master: number | undefined): number[] {
   if (master === undefined) return [];
   const children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/);
   return [master, ...children.filter(Boolean).map(Number)];
+}
+
+/** Redis bytes per grant: used_memory grows by this much per authorization code flow. */
+async function bytesPerGrant(running: Awaited<ReturnType<typeof startTestGateway>>): Promise<number> {
+  const redis = new Redis(running.redisUrl);
+  try {
+    const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    const knex = running.database.db.knex;
+    const user = await insertUser(knex);
+    const browser = new FlowBrowser(running.url);
+    const clients = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        insertClient(knex, { ownerUserId: user.id, scopes: ['PROFILE_READ'] }),
+      ),
+    );
+    // One grant first: the sign-in's session and the per-user index keys are not per grant.
+    await issueTokens(running.url, clients[0]!, user, ['PROFILE_READ'], browser);
+    const before = await usedMemory();
+    for (let i = 0; i < GRANTS; i++) {
+      await issueTokens(running.url, clients[i % clients.length]!, user, ['PROFILE_READ'], browser);
+    }
+    return Math.round(((await usedMemory()) - before) / GRANTS);
+  } finally {
+    redis.disconnect();
+  }
 }
 
 async function measure(apiProcesses: number) {
@@ -86,4 +115,12 @@ export async function run(): Promise<void> {
   const rows = [];
   for (const count of counts) rows.push(await measure(count));
   console.table(rows);
+  const running = await startTestGateway({ auth: 1, api: 1 });
+  try {
+    console.log(
+      `Redis memory per live grant (code flow, access + refresh token): ${await bytesPerGrant(running)} bytes`,
+    );
+  } finally {
+    await running.stop();
+  }
 }
