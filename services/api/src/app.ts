@@ -6,7 +6,9 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
+import { resourceMetadataChallenge } from './auth/resource-challenge.ts';
 import { dataErrorToAppError } from './errors/data-errors.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
@@ -15,14 +17,14 @@ import type { AnyRoute } from './routing/route.ts';
 import { RoutersBySegment } from './routing/segments.ts';
 
 /**
- * The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
+ * The resource API (/v2) and its MCP server (/mcp) as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
  * `routeList` is every declared route unless given (tests mount declarations of their own).
  */
 export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = routes): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
   const routers = new RoutersBySegment('/v2');
-  mountRoutes(routers, routeList, deps);
+  const control = mountRoutes(routers, routeList, deps);
   const docs = new Router({ prefix: '/v2' });
   mountDocs(docs, routeList, deps.config);
   routers.adopt(docs);
@@ -31,9 +33,12 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());
+  app.use(resourceMetadataChallenge(control.resources));
   app.use(errorEnvelope(dataErrorToAppError));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
+  // The MCP server (/mcp): tools from the same declarations, same caches (src/mcp/).
+  app.use(mcpEndpoint(routeList, control));
   app.use(routers.routes());
   app.use(routers.allowedMethods());
   return app;
