@@ -1,6 +1,14 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+// The official SDK's client, version 2 (@modelcontextprotocol/client): its step-up re-authorizes
+// with the union of the scopes (SEP-2350); the 1.x client refreshes instead and gives up when it
+// holds a refresh token (typescript-sdk issue 2255). The server side is @modelcontextprotocol/sdk.
+import {
+  Client,
+  type OAuthClientInformation,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 
 /** The MCP protocol version the raw calls speak (one the SDK's server supports). */
 export const MCP_PROTOCOL_VERSION = '2025-11-25';
@@ -80,4 +88,71 @@ export async function connectMcpClient(
 export function toolData(result: any): any {
   if (result?.isError) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
   return result?.structuredContent?.data;
+}
+
+/**
+ * The agent's side of the SDK's OAuth support, kept in memory: a client registered beforehand
+ * (`client_id`, public: PKCE, no secret) and a loopback redirect URI. `redirectToAuthorization`
+ * only records the URL: the test drives a browser there (`authorizations`).
+ */
+export class TestAgentAuth implements OAuthClientProvider {
+  readonly authorizations: URL[] = [];
+  #tokens: OAuthTokens | undefined;
+  #verifier = '';
+  readonly #clientId: string;
+  readonly #redirectUri: string;
+
+  constructor(clientId: string, redirectUri: string) {
+    this.#clientId = clientId;
+    this.#redirectUri = redirectUri;
+  }
+
+  get redirectUrl(): string {
+    return this.#redirectUri;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Test agent',
+      redirect_uris: [this.#redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  clientInformation(): OAuthClientInformation {
+    return { client_id: this.#clientId };
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#tokens = tokens;
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.authorizations.push(url);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.#verifier;
+  }
+
+  // The authorization server the authorization began with, checked again on the callback leg.
+  #discovery: unknown;
+
+  saveDiscoveryState(state: unknown): void {
+    this.#discovery = state;
+  }
+
+  discoveryState(): never {
+    return this.#discovery as never;
+  }
 }
