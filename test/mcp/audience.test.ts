@@ -192,7 +192,7 @@ test("the token request may omit resource: the token keeps the authorization's; 
   });
   t.is(refreshed.status, 200, JSON.stringify(refreshed.body));
   const next = refreshed.body as unknown as Tokens;
-  t.is(next.scope, 'PROFILE_READ');
+  t.is(next.scope, granted.scope, 'the same scopes');
   t.is((await record(next.access_token))?.aud, mcpResource());
   t.is((await callToolRaw(`${system.url}/mcp`, next.access_token, 'get_me')).status, 200);
   t.is((await call('GET', '/v2/me', { token: next.access_token })).status, 401);

@@ -236,3 +236,21 @@ test('initialize answers without a session id (stateless)', async (t) => {
   t.is(answer.headers.get('mcp-session-id'), null);
   t.truthy(answer.body.result.capabilities.tools);
 });
+
+test('over MCP the scopes of legacy tokens are checked too (their /v2 calls are not)', async (t) => {
+  const legacy = await createTestAccessToken(system.stores, {
+    userId: user.id,
+    legacy: true,
+    audience: `${system.url}/mcp`,
+  });
+  const answer = await callToolRaw(mcpUrl(), legacy, 'get_me');
+  t.is(answer.status, 403);
+  t.regex(answer.headers.get('www-authenticate') ?? '', /scope="PROFILE_READ"/);
+  const slots = await callToolRaw(mcpUrl(), legacy, 'get_available_slots', {
+    eventTypeId: 999999999,
+    start: `${FUTURE_YEAR}-01-01`,
+    end: `${FUTURE_YEAR}-01-01`,
+  });
+  t.is(slots.status, 200, 'a tool over a public route without scope needs only a valid /mcp token');
+  t.is(slots.body.result.content[0].text, 'Event type not found');
+});

@@ -41,7 +41,12 @@ export async function run(): Promise<void> {
           accept: 'application/json, text/event-stream',
           'mcp-protocol-version': MCP_PROTOCOL_VERSION,
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_me', arguments: {} },
+        }),
         duration: SECONDS,
       });
     await rest();
@@ -55,7 +60,11 @@ export async function run(): Promise<void> {
     const [a, b] = [median(rests), median(tools)];
     console.log(`${ROUNDS} alternating rounds of ${SECONDS} s, 50 connections, medians`);
     printTable([a, b]);
-    printRatio('get_me over MCP, throughput relative to GET /v2/me', b.requestsPerSecond, a.requestsPerSecond);
+    printRatio(
+      'get_me over MCP, throughput relative to GET /v2/me',
+      b.requestsPerSecond,
+      a.requestsPerSecond,
+    );
     const extraUs = Math.round((1 / b.requestsPerSecond - 1 / a.requestsPerSecond) * 1e6);
     console.log(`MCP layer: about ${extraUs} us of server time more per call (at saturation)`);
   } finally {
