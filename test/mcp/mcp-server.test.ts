@@ -254,3 +254,30 @@ test('over MCP the scopes of legacy tokens are checked too (their /v2 calls are 
   t.is(slots.status, 200, 'a tool over a public route without scope needs only a valid /mcp token');
   t.is(slots.body.result.content[0].text, 'Event type not found');
 });
+
+test('a body that is not JSON-RPC is a 4xx, never a 500; a batch is checked for scopes as a whole', async (t) => {
+  const token = await mcpToken();
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  for (const body of ['{}', '"hello"', '{"jsonrpc":"2.0","id":1,"method":7}']) {
+    const response = await fetch(mcpUrl(), { method: 'POST', headers, body });
+    t.true(response.status >= 400 && response.status < 500, `${body}: ${response.status}`);
+  }
+  // An empty batch asks nothing: accepted with no answer (the SDK's 202).
+  t.is((await fetch(mcpUrl(), { method: 'POST', headers, body: '[]' })).status, 202);
+  const batch = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } },
+    {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'cancel_booking', arguments: { uid: 'x' } },
+    },
+  ];
+  const response = await fetch(mcpUrl(), { method: 'POST', headers, body: JSON.stringify(batch) });
+  t.is(response.status, 403);
+  t.regex(response.headers.get('www-authenticate') ?? '', /scope="BOOKING_WRITE"/);
+});
