@@ -1,4 +1,4 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Context, Next } from 'koa';
 import type { AccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
@@ -39,18 +39,45 @@ export function mcpEndpoint(routes: readonly AnyRoute[], control: AccessControl)
     if (short.length > 0) throw toolScopeError(short, user);
 
     const server = mcpServer(tools, control, user, ctx);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    ctx.res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    ctx.respond = false;
-    await transport.handleRequest(ctx.req, ctx.res, body);
+    try {
+      await server.connect(transport);
+      // The transport's Web-standard side, fed the body already parsed and only the headers it
+      // reads: Koa keeps the response (envelope headers, logging), with no Node-to-Web adapter.
+      const answer = await transport.handleRequest(
+        new Request(`http://mcp.invalid${MCP_PATH}`, { method: 'POST', headers: transportHeaders(ctx) }),
+        { parsedBody: body },
+      );
+      ctx.status = answer.status;
+      answer.headers.forEach((value, name) => {
+        ctx.set(name, value);
+      });
+      ctx.body = answer.body === null ? '' : await answer.text();
+    } finally {
+      await transport.close();
+      await server.close();
+    }
   };
+}
+
+const TRANSPORT_HEADERS = [
+  'accept',
+  'content-type',
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'last-event-id',
+];
+
+function transportHeaders(ctx: Context): Headers {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = ctx.get(name);
+    if (value !== '') headers.set(name, value);
+  }
+  return headers;
 }
 
 /** The known tools named by the tools/call messages of a JSON-RPC body (one message or a batch). */
