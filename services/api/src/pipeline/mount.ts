@@ -5,7 +5,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { AnyRoute } from '../routing/route.ts';
-import type { RoutersBySegment } from '../routing/segments.ts';
+import type { RouteTable } from '../routing/route-table.ts';
 import { executeRoute } from './execute.ts';
 
 const NO_KEYS: readonly string[] = [];
@@ -24,56 +24,47 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
-export function mountRoutes(
-  routers: RoutersBySegment,
-  routes: readonly AnyRoute[],
-  deps: Runtime,
-): AccessControl {
+export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps: Runtime): AccessControl {
   const control = createAccessControl(deps);
   for (const route of routes) {
     const plan = planTarget(route);
-    routers.routerFor(route.path).register(
-      route.path,
-      [route.method],
-      async (ctx: Context) => {
-        const rawParams = ctx.params as Record<string, string | undefined>;
-        // Steps that can answer from a cache return a value, not a promise, when they do: an await
-        // per step would cost a promise and a microtask turn on every request of the hot path.
-        const pendingTarget = plan ? resolveTarget(plan, rawParams, control) : undefined;
-        const target = pendingTarget instanceof Promise ? await pendingTarget : pendingTarget;
-        const keys = route.versionKeys
-          ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
-          : (target?.versionKeys ?? NO_KEYS);
-        const { caller, versions } = await authenticate(ctx, route, control, keys);
-        authorizeCredential(route, caller);
-        if (route.auth === 'admin') await requireServiceAdmin(caller, control);
-        const result = await executeRoute(
-          route,
-          control,
-          { caller, target, versions },
-          {
-            params: rawParams,
-            // No query string: nothing to parse (ctx.query would run the parser on '').
-            query: ctx.querystring === '' ? NO_QUERY : ctx.query,
-            body: (ctx.request as { body?: unknown }).body,
-          },
-          ctx,
+    table.add(route.method, route.path, async (ctx: Context) => {
+      const rawParams = ctx.params as Record<string, string | undefined>;
+      // Steps that can answer from a cache return a value, not a promise, when they do: an await
+      // per step would cost a promise and a microtask turn on every request of the hot path.
+      const pendingTarget = plan ? resolveTarget(plan, rawParams, control) : undefined;
+      const target = pendingTarget instanceof Promise ? await pendingTarget : pendingTarget;
+      const keys = route.versionKeys
+        ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
+        : (target?.versionKeys ?? NO_KEYS);
+      const { caller, versions } = await authenticate(ctx, route, control, keys);
+      authorizeCredential(route, caller);
+      if (route.auth === 'admin') await requireServiceAdmin(caller, control);
+      const result = await executeRoute(
+        route,
+        control,
+        { caller, target, versions },
+        {
+          params: rawParams,
+          // No query string: nothing to parse (ctx.query would run the parser on '').
+          query: ctx.querystring === '' ? NO_QUERY : ctx.query,
+          body: (ctx.request as { body?: unknown }).body,
+        },
+        ctx,
+      );
+      if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
+      ctx.status = result.status ?? 200;
+      if (ctx.status !== 204) {
+        // Serialized here, with the header Koa would give an object body: the same bytes, without
+        // Koa's object-body path (a content-type lookup and header removals per response).
+        if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+        ctx.body = JSON.stringify(
+          result.pagination === undefined
+            ? { status: 'success', data: result.data ?? null }
+            : { status: 'success', data: result.data ?? null, pagination: result.pagination },
         );
-        if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
-        ctx.status = result.status ?? 200;
-        if (ctx.status !== 204) {
-          // Serialized here, with the header Koa would give an object body: the same bytes, without
-          // Koa's object-body path (a content-type lookup and header removals per response).
-          if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
-          ctx.body = JSON.stringify(
-            result.pagination === undefined
-              ? { status: 'success', data: result.data ?? null }
-              : { status: 'success', data: result.data ?? null, pagination: result.pagination },
-          );
-        }
-      },
-      { name: `${route.method} ${route.path}` },
-    );
+      }
+    });
   }
   return control;
 }
