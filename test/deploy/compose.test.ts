@@ -78,6 +78,8 @@ const ROUTES: Record<string, 'auth' | 'api'> = {
   '/.well-known/': 'auth',
   '/v2/auth/oauth2/': 'auth',
   '/v2/': 'api',
+  // The MCP server (contract §17): one exact path.
+  '/mcp': 'api',
 };
 
 const APP_SERVICES = ['migrate', 'auth', 'api'] as const;
@@ -588,8 +590,8 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
   );
   t.deepEqual(proxied, ROUTES);
   for (const location of locations) {
-    // Every proxied location is a prefix, except the landing page `/` itself.
-    if (location.proxyPass && location.path !== '/')
+    // Every proxied location is a prefix, except the landing page `/` and the MCP endpoint.
+    if (location.proxyPass && location.path !== '/' && location.path !== '/mcp')
       t.not(location.modifier, '=', `${location.path} is a prefix, not an exact match`);
   }
 
@@ -608,6 +610,9 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
     ['/health/alive', undefined],
     ['/metrics', undefined],
     ['/', 'auth'],
+    ['/mcp', 'api'],
+    ['/mcpx', undefined],
+    ['/.well-known/oauth-protected-resource/mcp', 'auth'],
     ['/authx', undefined],
   ];
   for (const [uri, expected] of cases) {

@@ -9,6 +9,7 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
 import { discoveryDocument, isBearerEndpoint, isProviderRoute, jwksEndpoint } from './endpoints/discovery.ts';
+import { protectedResourceMetadataEndpoint } from './endpoints/protected-resource.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
@@ -87,6 +88,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(pagesOnly(embedRoutes(deps).routes()));
   provider.use(embedRequests(deps));
   provider.use(introspectionEndpoint(deps));
+  provider.use(protectedResourceMetadataEndpoint(deps));
   provider.use(onlyOurProviderRoutes());
   provider.use(authorizationRequest(deps));
   provider.use(embedAuthorization());

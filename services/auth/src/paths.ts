@@ -12,6 +12,12 @@ export const PATHS = {
   discovery: '/.well-known/oauth-authorization-server',
   /** OpenID Connect (contract §13): provider metadata, signing keys, userinfo. */
   openidDiscovery: '/.well-known/openid-configuration',
+  /**
+   * RFC 9728 metadata of the protected resources (contract §17): this path for the API
+   * (`{BASE_URL}`), with `/mcp` after it for the MCP server. Served here: the gateway sends
+   * /.well-known/* to this service.
+   */
+  protectedResource: '/.well-known/oauth-protected-resource',
   jwks: '/v2/auth/oauth2/jwks',
   userinfo: '/v2/auth/oauth2/userinfo',
   /** Sign-in, sign-up and consent of one authorization request: `${interaction}/:uid[/step]`. */

@@ -291,3 +291,25 @@ export async function listHostBookings(
     .select(COLUMNS)) as BookingRow[];
   return rows.map(mapBooking);
 }
+
+/** Bookings of a team's event types, by start time (list_team_bookings, GET /v2/teams/:teamId/bookings). */
+export async function listTeamBookings(
+  knex: Knex,
+  teamId: number,
+  options: { status?: BookingStatus | undefined; skip: number; take: number },
+): Promise<Booking[]> {
+  const query = knex('bookings').whereIn(
+    'event_type_id',
+    knex('event_types').where({ team_id: teamId }).select('id'),
+  );
+  if (options.status) query.where({ status: options.status });
+  const rows = (await query
+    .orderBy([
+      { column: 'start_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .offset(options.skip)
+    .limit(options.take)
+    .select(COLUMNS)) as BookingRow[];
+  return rows.map(mapBooking);
+}

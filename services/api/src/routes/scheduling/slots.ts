@@ -33,6 +33,11 @@ export const slotRoutes = [
       'Bookable slots of an event type between start and end (dates inclusive, read in timeZone, or ISO date-times), grouped by date in timeZone',
     tags: ['Slots'],
     auth: 'public',
+    mcp: {
+      name: 'get_available_slots',
+      description:
+        'Bookable slot starts of an event type between start and end (dates YYYY-MM-DD, inclusive, read in timeZone, or ISO date-times), grouped by date',
+    },
     query: slotsQuery,
     response: { status: 200, description: 'Slot starts by date', schema: slotsByDateOutput },
     handler: async ({ deps, query }) => {
