@@ -1,0 +1,32 @@
+import type {
+  CalDavCredentials,
+  CalendarConnector,
+  CalendarProvider,
+  OAuthCredentials,
+} from './connector.ts';
+import { createCalDavConnector } from './providers/caldav.ts';
+import { createGoogleConnector } from './providers/google.ts';
+import { createMicrosoftConnector } from './providers/microsoft.ts';
+
+/** The part of a stored connection a connector needs: which provider, and its decrypted credentials. */
+export interface ConnectorSubject {
+  provider: CalendarProvider;
+  credentials: CalDavCredentials | OAuthCredentials;
+}
+
+export interface ConnectorDeps {
+  /** OAuth connectors persist refreshed tokens through this (encrypted by the caller). */
+  saveCredentials(credentials: OAuthCredentials): Promise<void>;
+}
+
+/** Picks the provider's connector for a connection. */
+export function connectorFor(connection: ConnectorSubject, deps: ConnectorDeps): CalendarConnector {
+  switch (connection.provider) {
+    case 'caldav':
+      return createCalDavConnector(connection.credentials as CalDavCredentials);
+    case 'google':
+      return createGoogleConnector(connection.credentials as OAuthCredentials, deps);
+    case 'microsoft':
+      return createMicrosoftConnector(connection.credentials as OAuthCredentials, deps);
+  }
+}
