@@ -15,6 +15,8 @@ export interface ConnectorSubject {
 }
 
 export interface ConnectorDeps {
+  /** The outbound fetch (@sched/kit/outbound): every provider request goes through it. */
+  fetch: typeof globalThis.fetch;
   /** OAuth connectors persist refreshed tokens through this (encrypted by the caller). */
   saveCredentials(credentials: OAuthCredentials): Promise<void>;
 }
@@ -23,7 +25,7 @@ export interface ConnectorDeps {
 export function connectorFor(connection: ConnectorSubject, deps: ConnectorDeps): CalendarConnector {
   switch (connection.provider) {
     case 'caldav':
-      return createCalDavConnector(connection.credentials as CalDavCredentials);
+      return createCalDavConnector(connection.credentials as CalDavCredentials, deps);
     case 'google':
       return createGoogleConnector(connection.credentials as OAuthCredentials, deps);
     case 'microsoft':
