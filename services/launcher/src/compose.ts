@@ -7,7 +7,10 @@ import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import type { Stores } from '@sched/db/stores';
-import { type CalendarWriteWorkerOptions, startCalendarWriteWorker } from '@sched/runtime/calendar-write-worker';
+import {
+  type CalendarWriteWorkerOptions,
+  startCalendarWriteWorker,
+} from '@sched/runtime/calendar-write-worker';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import { openRuntime } from '@sched/runtime/runtime';
 import { startControlSocket } from './control-socket.ts';
