@@ -6,6 +6,7 @@ import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
 import { resourceMetadataChallenge } from './auth/resource-challenge.ts';
+import { calendarErrorToAppError } from './errors/calendar-errors.ts';
 import { dataErrorToAppError } from './errors/data-errors.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { jsonBody } from './middleware/json-body.ts';
@@ -32,7 +33,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());
   app.use(resourceMetadataChallenge(control.resources));
-  app.use(errorEnvelope(dataErrorToAppError));
+  app.use(errorEnvelope((error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error)));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
   // The MCP server (/mcp): tools from the same declarations, same caches (src/mcp/).
