@@ -4,6 +4,8 @@ import type {
   CalendarProvider,
   OAuthCredentials,
 } from './connector.ts';
+import type { Config } from '@sched/kit/config';
+import type { Fetch } from './providers/oauth-tokens.ts';
 import { createCalDavConnector } from './providers/caldav.ts';
 import { createGoogleConnector } from './providers/google.ts';
 import { createMicrosoftConnector } from './providers/microsoft.ts';
@@ -17,6 +19,10 @@ export interface ConnectorSubject {
 export interface ConnectorDeps {
   /** OAuth connectors persist refreshed tokens through this (encrypted by the caller). */
   saveCredentials(credentials: OAuthCredentials): Promise<void>;
+  /** Google / Microsoft client and endpoints (config.calendarProviders); unset: not configured. */
+  providers: Config['calendarProviders'];
+  /** The outbound module's fetch (address rule, size and time caps) for the OAuth providers. */
+  fetch: Fetch;
 }
 
 /** Picks the provider's connector for a connection. */
