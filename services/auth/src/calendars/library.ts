@@ -46,4 +46,5 @@ export function calendarService(_deps: AuthDeps): CalendarPagesService {
 }
 
 /** The fetch of the token exchange (the outbound module's, as every server-side request). */
-export const oauthFetch = (_deps: AuthDeps) => providerFetch({ allowPrivateNetworks: false });
+export const oauthFetch = (deps: AuthDeps) =>
+  providerFetch({ allowPrivateNetworks: deps.runtime.config.outboundPrivateNetworks });
