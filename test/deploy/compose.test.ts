@@ -61,6 +61,7 @@ const SECRETS = [
   'REDIS_PASSWORD',
   'ADMIN_PASSWORD',
   'KEY_ENCRYPTION_KEY',
+  'ENCRYPTION_KEY',
   'METRICS_TOKEN',
 ];
 
@@ -464,7 +465,15 @@ test('the application containers get only variables the config module reads', (t
   const passed = new Set<string>();
   for (const name of APP_SERVICES) {
     const env = environmentOf(service(name));
-    for (const required of ['DATABASE_URL', 'REDIS_URL', 'COOKIE_KEYS', 'APP_URL', 'BASE_URL', 'PORT']) {
+    for (const required of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'COOKIE_KEYS',
+      'ENCRYPTION_KEY',
+      'APP_URL',
+      'BASE_URL',
+      'PORT',
+    ]) {
       t.true(env.has(required), `${name} gets ${required}`);
     }
     t.regex(env.get('DATABASE_URL') ?? '', /^postgres(ql)?:\/\/.*@postgres:5432\//, name);

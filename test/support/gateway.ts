@@ -58,6 +58,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         DATABASE_URL: database.url,
         REDIS_URL: redisUrl,
         COOKIE_KEYS: 'gateway-test-cookie-key-0123456789abcdef',
+        ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
         LOG_LEVEL: 'warn',
         ACCESS_LOG: 'false',
         ...options.env,

@@ -55,6 +55,7 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
     PORT: String(port),
     APP_URL: `http://127.0.0.1:${port}`,
     COOKIE_KEYS: 'test-cookie-key-0123456789abcdefghijklmnop',
+    ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
     ...env,
   });
   const logger = createLogger({ level: config.logLevel });

@@ -6,6 +6,7 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
+import { calendarErrorToAppError } from './errors/calendar-errors.ts';
 import { dataErrorToAppError } from './errors/data-errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';
@@ -31,7 +32,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());
-  app.use(errorEnvelope(dataErrorToAppError));
+  app.use(errorEnvelope((error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error)));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
   app.use(routers.routes());

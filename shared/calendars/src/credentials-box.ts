@@ -8,13 +8,29 @@ import type { ConnectionCredentials } from './connector.ts';
  */
 const VERSION = 'v1';
 
-export class CredentialsBox {
-  readonly #key: Buffer;
+/** No ENCRYPTION_KEY in this process (a CLI run against Postgres): calendar credentials cannot be used. */
+export class EncryptionKeyMissingError extends Error {
+  override name = 'EncryptionKeyMissingError';
+}
 
-  constructor(encryptionKey: string) {
-    if (encryptionKey.length < 32) throw new RangeError('ENCRYPTION_KEY must be at least 32 characters');
+export class CredentialsBox {
+  readonly #secret: Buffer | undefined;
+
+  /** `encryptionKey` undefined: every seal/open throws EncryptionKeyMissingError (nothing else needs it). */
+  constructor(encryptionKey: string | undefined) {
+    if (encryptionKey !== undefined && encryptionKey.length < 32) {
+      throw new RangeError('ENCRYPTION_KEY must be at least 32 characters');
+    }
     // Domain-separated, so the same ENCRYPTION_KEY could key other stores without reusing this key.
-    this.#key = createHash('sha256').update(`sched calendar credentials\0${encryptionKey}`).digest();
+    this.#secret =
+      encryptionKey === undefined
+        ? undefined
+        : createHash('sha256').update(`sched calendar credentials\0${encryptionKey}`).digest();
+  }
+
+  get #key(): Buffer {
+    if (!this.#secret) throw new EncryptionKeyMissingError('ENCRYPTION_KEY is not set in this process');
+    return this.#secret;
   }
 
   seal(credentials: ConnectionCredentials): string {

@@ -76,6 +76,7 @@ const EnvSchema = z.object({
     })
     .optional(),
   KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ID_TOKEN_SIGNING_ALG: z.enum(['ES256', 'RS256'], { message: 'must be ES256 or RS256' }).default('ES256'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   ADMIN_EMAIL: z.email().optional(),
@@ -175,6 +176,11 @@ export interface Config {
    * derived from COOKIE_KEYS (services/auth/src/keys/signing-keys.ts).
    */
   keyEncryptionKey: string | undefined;
+  /**
+   * Encrypts calendar credentials at rest (ENCRYPTION_KEY, AES-256-GCM). Undefined means "generate
+   * and persist one" in DATA_DIR (embedded mode only); the standalone services require it.
+   */
+  encryptionKey: string | undefined;
   /** Algorithm of new ID-token signing keys (ID_TOKEN_SIGNING_ALG, default ES256). */
   idTokenSigningAlg: 'ES256' | 'RS256';
   logLevel: LogLevel;
@@ -256,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     cookieKeys: e.COOKIE_KEYS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
+    encryptionKey: e.ENCRYPTION_KEY,
     idTokenSigningAlg: e.ID_TOKEN_SIGNING_ALG,
     logLevel: e.LOG_LEVEL,
     bootstrapAdmin:
@@ -299,11 +306,13 @@ export function requireStandaloneServers(config: Config): asserts config is Conf
   databaseUrl: string;
   redisUrl: string;
   cookieKeys: string[];
+  encryptionKey: string;
 } {
   for (const [name, value] of [
     ['DATABASE_URL', config.databaseUrl],
     ['REDIS_URL', config.redisUrl],
     ['COOKIE_KEYS', config.cookieKeys],
+    ['ENCRYPTION_KEY', config.encryptionKey],
   ] as const) {
     if (value === undefined) {
       throw new ConfigError(`Invalid configuration: ${name} is required when a service runs on its own`);

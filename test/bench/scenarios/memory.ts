@@ -62,6 +62,7 @@ async function startServer(
       APP_URL: env.APP_URL ?? url,
       BASE_URL: env.BASE_URL ?? url,
       COOKIE_KEYS,
+      ENCRYPTION_KEY: 'memory-bench-encryption-key-0123456789ab',
       RATE_LIMITS,
       LOG_LEVEL: 'warn',
     }),

@@ -230,6 +230,12 @@ export async function insertBooking(knex: Knex, input: NewBooking): Promise<Book
   return mapBooking(row!);
 }
 
+/** The booking with this id, or null. */
+export async function findBookingById(knex: Knex, id: number): Promise<Booking | null> {
+  const row = (await knex('bookings').where({ id }).first(COLUMNS)) as BookingRow | undefined;
+  return row ? mapBooking(row) : null;
+}
+
 /** The booking with this uid; with `lock` (inside a transaction) its row is locked FOR UPDATE. */
 export async function findBookingByUid(
   knex: Knex,

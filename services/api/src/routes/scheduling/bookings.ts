@@ -36,6 +36,7 @@ export const bookingRoutes = [
         eventTypeId: body.eventTypeId,
         start: new Date(body.start),
         attendee: body.attendee,
+        calendars: deps.calendars.busyTimes,
       });
       return { status: 201, data: presentBooking(booking, host) };
     },
@@ -87,6 +88,7 @@ export const bookingRoutes = [
       const { booking, host } = await rescheduleBooking(deps.stores.db.knex, {
         uid: params.uid,
         start: new Date(body.start),
+        calendars: deps.calendars.busyTimes,
       });
       return { status: 201, data: presentBooking(booking, host) };
     },
