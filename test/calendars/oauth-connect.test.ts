@@ -107,14 +107,16 @@ test.serial(
     const second = await insertUser(knex());
     const browser = await signedIn(world, first);
     const callback = await authorizeAtGoogle(await startConnect(browser));
-    // Same browser, but by now signed in as someone else.
-    const signIn = page(await browser.open('/auth/settings/sign-in'));
-    page(
+    // Same browser, but by now signed out and signed in as someone else.
+    const account = page(await browser.open('/auth/settings'));
+    const signIn = page(await browser.submit(account, '/auth/settings/sign-out', {}));
+    const switched = page(
       await browser.submit(signIn, '/auth/settings/sign-in', {
         email: second.email,
         password: second.password,
       }),
     );
+    t.true(text(switched.html).includes(second.email));
     page(await browser.open(callback));
     for (const user of [first, second])
       t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);

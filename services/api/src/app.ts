@@ -6,7 +6,7 @@ import { securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
 import Koa from 'koa';
-import { calendarErrorToAppError } from './errors/calendar-errors.ts';
+import { calendarErrorToAppError } from '@sched/calendars/connect-errors';
 import { dataErrorToAppError } from './errors/data-errors.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';

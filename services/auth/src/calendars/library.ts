@@ -1,50 +1,22 @@
-import {
-  type CalDavConnectInput,
-  type CalendarSelectionChange,
-  type ConnectionView,
-  connectCalDav,
-  disconnect,
-  listConnections,
-  saveOAuthConnection,
-  updateSelection,
-} from '@sched/calendars/service';
-import type { OAuthCredentials } from '@sched/calendars/connector';
-import { providerFetch } from '@sched/calendars/providers/provider-fetch';
-import type { OAuthProviderId } from '@sched/calendars/providers/oauth-provider';
+import { calendarFetch } from '@sched/calendars/outbound';
+import type { CalendarService } from '@sched/calendars/service';
+import type { OutboundFetch } from '@sched/kit/outbound';
 import type { AuthDeps } from '../deps.ts';
 
 /**
- * The calendar library's service as the pages call it (the API routes call the same functions):
- * the settings page and the onboarding step never touch connections or credentials themselves.
+ * The calendar library's service as the pages call it: the runtime's, the same one behind the
+ * `/v2/calendars` routes. The settings page and the onboarding step never touch connections or
+ * credentials themselves.
  */
-export interface CalendarPagesService {
-  list(userId: number): Promise<ConnectionView[]>;
-  connectCalDav(userId: number, input: CalDavConnectInput): Promise<ConnectionView>;
-  saveOAuth(
-    userId: number,
-    provider: OAuthProviderId,
-    account: string,
-    credentials: OAuthCredentials,
-  ): Promise<ConnectionView>;
-  updateSelection(
-    userId: number,
-    connectionId: number,
-    changes: CalendarSelectionChange[],
-  ): Promise<ConnectionView>;
-  disconnect(userId: number, connectionId: number): Promise<void>;
-}
+export const calendarService = (deps: AuthDeps): CalendarService => deps.runtime.calendars;
 
-export function calendarService(_deps: AuthDeps): CalendarPagesService {
-  return {
-    list: (userId) => listConnections(userId),
-    connectCalDav: (userId, input) => connectCalDav(userId, input),
-    saveOAuth: (userId, provider, account, credentials) =>
-      saveOAuthConnection(userId, provider, account, credentials),
-    updateSelection: (userId, connectionId, changes) => updateSelection(userId, connectionId, changes),
-    disconnect: (userId, connectionId) => disconnect(userId, connectionId),
-  };
+/** The connect flow's token exchange goes through the outbound module, as every server-side request. */
+const fetches = new WeakMap<AuthDeps, OutboundFetch>();
+export function oauthFetch(deps: AuthDeps): OutboundFetch {
+  let fetchOut = fetches.get(deps);
+  if (!fetchOut) {
+    fetchOut = calendarFetch(deps.runtime.config.outboundPrivateNetworks);
+    fetches.set(deps, fetchOut);
+  }
+  return fetchOut;
 }
-
-/** The fetch of the token exchange (the outbound module's, as every server-side request). */
-export const oauthFetch = (deps: AuthDeps) =>
-  providerFetch({ allowPrivateNetworks: deps.runtime.config.outboundPrivateNetworks });

@@ -117,7 +117,7 @@ export function oauthCallback(deps: AuthDeps) {
           },
         })
         .account();
-      await calendarService(deps).saveOAuth(record.userId, provider.id, account, credentials);
+      await calendarService(deps).saveOAuthConnection(record.userId, provider.id, account, credentials);
     } catch (caught) {
       ctx.state.log?.warn(
         { provider: provider.id, err: { name: (caught as Error).name, message: (caught as Error).message } },

@@ -126,7 +126,7 @@ export async function renderCalendar(
     calendarPage({
       uid: interaction.uid,
       csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
-      connections: await calendarService(deps).list(user.id),
+      connections: await calendarService(deps).listConnections(user.id),
       oauthLinks,
       caldav: failed?.caldav ?? { serverUrl: '', username: '' },
       ...(failed?.error ? { error: failed.error } : {}),
@@ -228,7 +228,9 @@ export function saveCalendar(deps: AuthDeps) {
       });
     }
     const first =
-      parsed.data.action === 'continue' ? (await calendarService(deps).list(user.id))[0] : undefined;
+      parsed.data.action === 'continue'
+        ? (await calendarService(deps).listConnections(user.id))[0]
+        : undefined;
     await saveOnboardingCalendar(
       deps.runtime.stores.db.knex,
       deps.runtime.stores.tokenStore,

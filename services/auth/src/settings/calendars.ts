@@ -58,7 +58,7 @@ async function render(
   options: { status?: number; error?: string; caldav?: CalDavValues; caldavError?: string } = {},
 ): Promise<void> {
   const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
-  const connections = await calendarService(deps).list(signedIn.user.id);
+  const connections = await calendarService(deps).listConnections(signedIn.user.id);
   const messages = options.error || options.caldavError ? {} : noticeOf(ctx);
   const reconnect = typeof ctx.query.reconnect === 'string' ? ctx.query.reconnect.slice(0, 200) : '';
   sendSettingsPage(
@@ -117,7 +117,7 @@ export async function saveSelectionAction(deps: AuthDeps, ctx: Context, signedIn
   const service = calendarService(deps);
   const id = connectionIdOf(ctx);
   const connection =
-    id === null ? undefined : (await service.list(signedIn.user.id)).find((c) => c.id === id);
+    id === null ? undefined : (await service.listConnections(signedIn.user.id)).find((c) => c.id === id);
   if (!connection)
     return render(deps, ctx, signedIn, { status: 404, error: 'Calendar connection not found' });
   const destination = form[DESTINATION_FIELD] ?? '';
