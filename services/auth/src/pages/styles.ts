@@ -329,4 +329,17 @@ fieldset.choice legend { margin-bottom: 6px; }
 @media (max-width: 640px) {
   .invitation { flex-direction: column; align-items: stretch; }
 }
+/* Calendars (settings page and onboarding step). */
+.calendar-list { list-style: none; margin: 0 0 16px; padding: 0; }
+.calendar-list li { display: flex; align-items: center; gap: 8px; padding: 8px 0; border-bottom: 1px solid var(--border); }
+.calendar-list .check-mark { color: var(--brand); font-weight: 700; }
+.provider-links { display: grid; gap: 8px; margin: 0 0 8px; }
+.provider-links p { margin: 0; }
+details.caldav { border: 1px solid var(--border); border-radius: 10px; padding: 10px 14px; margin: 0 0 16px; }
+details.caldav summary { cursor: pointer; font-weight: 600; }
+details.caldav[open] summary { margin-bottom: 12px; }
+.calendar-connection { align-items: flex-start; }
+.calendar-connection .invitation-main { flex: 1; }
+.calendar-connection .table { margin: 12px 0; }
+.connect-buttons { display: flex; flex-wrap: wrap; gap: 8px; margin: 0 0 24px; }
 `;

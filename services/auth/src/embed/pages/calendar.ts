@@ -20,9 +20,9 @@ export interface CalendarView {
 
 function connectionList(connections: readonly ConnectionView[]): SafeHtml {
   if (connections.length === 0) return html``;
-  return html`<ul class="plain" aria-label="Connected calendars">${connections.map(
+  return html`<ul class="calendar-list" aria-label="Connected calendars">${connections.map(
     (connection) =>
-      html`<li><span class="done-mark" aria-hidden="true">✓</span> ${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</li>`,
+      html`<li><span class="check-mark" aria-hidden="true">✓</span> ${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</li>`,
   )}</ul>`;
 }
 
@@ -65,7 +65,7 @@ ${view.error ? html`<div class="alert alert-error" role="alert" id="calendar-err
 ${connectionList(view.connections)}
 ${
   view.oauthLinks.length > 0
-    ? html`<div class="providers">${view.oauthLinks.map(
+    ? html`<div class="provider-links">${view.oauthLinks.map(
         (link) =>
           html`<p><a class="button secondary block" href="${link.href}" target="_blank" rel="noopener">Connect ${link.label}</a></p>`,
       )}

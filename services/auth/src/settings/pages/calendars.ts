@@ -136,7 +136,7 @@ ${
 ${
   view.oauthProviders.length > 0
     ? html`<section aria-labelledby="oauth-title"><h2 id="oauth-title">Connect an account</h2>
-<div class="form-actions">${view.oauthProviders.map(
+<div class="connect-buttons">${view.oauthProviders.map(
         (provider) =>
           html`<form method="post" action="${calendarConnectPath(provider.id)}">${csrfInput(view.csrf)}<button type="submit" class="secondary">Connect ${provider.label}</button></form>`,
       )}</div></section>`
