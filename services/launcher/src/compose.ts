@@ -7,7 +7,10 @@ import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import type { Stores } from '@sched/db/stores';
-import { startCalendarWriteWorker } from '@sched/runtime/calendar-write-worker';
+import {
+  type CalendarWriteWorkerOptions,
+  startCalendarWriteWorker,
+} from '@sched/runtime/calendar-write-worker';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import { openRuntime } from '@sched/runtime/runtime';
 import { startControlSocket } from './control-socket.ts';
@@ -22,7 +25,7 @@ import { startTokenSweeper } from './token-sweeper.ts';
 export async function composeSystem(
   config: Config,
   logger: Logger,
-  options: { stores?: Stores } = {},
+  options: { stores?: Stores; calendarWrites?: CalendarWriteWorkerOptions } = {},
 ): Promise<BootedService> {
   const embedded = config.databaseUrl === undefined && options.stores === undefined;
   const releaseDataDir = embedded ? await lockDataDir(config.dataDir) : async () => {};
@@ -52,7 +55,7 @@ export async function composeSystem(
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
     const outbox = startOutboxWorker(runtime);
-    const calendarWrites = startCalendarWriteWorker(runtime);
+    const calendarWrites = startCalendarWriteWorker(runtime, options.calendarWrites);
     return {
       handler: (req, res) =>
         isAuthPath((req.url ?? '/').split('?')[0] ?? '/') ? auth(req, res) : api(req, res),
