@@ -82,7 +82,7 @@ h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em;
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; }
-input[type=email], input[type=password], input[type=text], input[type=search], select {
+input[type=email], input[type=password], input[type=text], input[type=search], input[type=url], select {
   width: 100%;
   height: 42px;
   padding: 0 12px;
