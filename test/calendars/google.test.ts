@@ -1,5 +1,6 @@
 import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
 import { GOOGLE_SCOPES, googleProvider } from '@sched/calendars/providers/google';
+import { calendarFetch } from '@sched/calendars/outbound';
 import test from 'ava';
 import nock from 'nock';
 import {
@@ -13,6 +14,8 @@ import {
 // shapes (OAuth 2.0 for web server apps, Calendar API v3 calendarList / freeBusy / events), with
 // nock standing in for Google. Nothing leaves the process (nock.disableNetConnect).
 
+// Every request goes through the outbound module's fetch, as in production (nock answers for the provider).
+const outbound = calendarFetch(false);
 const config = googleConfig();
 const provider = googleProvider(config);
 const API = '/calendar/v3';
@@ -23,7 +26,10 @@ test.after.always(() => nock.enableNetConnect());
 
 function connector(credentials = oauthCredentials()) {
   const store = savedCredentials();
-  return { store, calendar: provider.connector({ credentials, fetch, saveCredentials: store.save }) };
+  return {
+    store,
+    calendar: provider.connector({ credentials, fetch: outbound, saveCredentials: store.save }),
+  };
 }
 
 const calendarList = {
@@ -95,7 +101,7 @@ test.serial('token exchange: code, verifier and redirect URI with the client cre
       token_type: 'Bearer',
     });
   const before = Date.now();
-  const credentials = await provider.exchangeCode(fetch, {
+  const credentials = await provider.exchangeCode(outbound, {
     code: '4/0Adeu5BW-code',
     codeVerifier: 'verifier-xyz',
     redirectUri: 'https://sched.example/cb',
@@ -112,7 +118,7 @@ test.serial('token exchange refused (invalid_grant: a used or expired code)', as
     .post('/token')
     .reply(400, { error: 'invalid_grant', error_description: 'Bad Request' });
   await t.throwsAsync(
-    provider.exchangeCode(fetch, {
+    provider.exchangeCode(outbound, {
       code: 'used',
       codeVerifier: 'v',
       redirectUri: 'https://sched.example/cb',
@@ -366,3 +372,17 @@ test.serial('revoke on disconnect: the refresh token to the revocation endpoint'
     .reply(400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
   await t.notThrowsAsync(connector().calendar.revoke!(), 'already revoked counts as done');
 });
+
+test.serial(
+  'endpoints on a special-use address are refused by the outbound rule, nothing sent',
+  async (t) => {
+    const local = googleProvider({ ...config, calendarApiUrl: 'https://127.0.0.1:9/calendar/v3' });
+    const calendar = local.connector({
+      credentials: oauthCredentials(),
+      fetch: outbound,
+      saveCredentials: async () => {},
+    });
+    const error = await t.throwsAsync(calendar.listCalendars(), { instanceOf: ProviderUnavailableError });
+    t.is((error.cause as Error | undefined)?.name, 'OutboundRefusedError');
+  },
+);

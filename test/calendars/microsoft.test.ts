@@ -1,5 +1,6 @@
 import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
 import { MICROSOFT_SCOPES, microsoftProvider } from '@sched/calendars/providers/microsoft';
+import { calendarFetch } from '@sched/calendars/outbound';
 import test from 'ava';
 import nock from 'nock';
 import {
@@ -13,6 +14,8 @@ import {
 // identity platform (authorization-code flow with PKCE, v2.0 token endpoint) and Microsoft Graph
 // v1.0 (me/calendars, calendarView, events), with nock standing in for Microsoft.
 
+// Every request goes through the outbound module's fetch, as in production (nock answers for the provider).
+const outbound = calendarFetch(false);
 const config = microsoftConfig();
 const provider = microsoftProvider(config);
 const TOKEN = '/common/oauth2/v2.0/token';
@@ -23,7 +26,10 @@ test.after.always(() => nock.enableNetConnect());
 
 function connector(credentials = oauthCredentials()) {
   const store = savedCredentials();
-  return { store, calendar: provider.connector({ credentials, fetch, saveCredentials: store.save }) };
+  return {
+    store,
+    calendar: provider.connector({ credentials, fetch: outbound, saveCredentials: store.save }),
+  };
 }
 
 const calendars = {
@@ -92,7 +98,7 @@ test.serial(
         access_token: 'eyJ0eXAi.access',
         refresh_token: 'M.C507_refresh',
       });
-    const credentials = await provider.exchangeCode(fetch, {
+    const credentials = await provider.exchangeCode(outbound, {
       code: 'M.C507_BAY.2.U.code',
       codeVerifier: 'verifier-xyz',
       redirectUri: 'https://sched.example/cb',
@@ -107,7 +113,11 @@ test.serial('a token response without a refresh token (offline_access not grante
     .post(TOKEN)
     .reply(200, { token_type: 'Bearer', expires_in: 3600, access_token: 'a' });
   await t.throwsAsync(
-    provider.exchangeCode(fetch, { code: 'c', codeVerifier: 'v', redirectUri: 'https://sched.example/cb' }),
+    provider.exchangeCode(outbound, {
+      code: 'c',
+      codeVerifier: 'v',
+      redirectUri: 'https://sched.example/cb',
+    }),
     { instanceOf: ProviderUnavailableError, message: /refresh token/ },
   );
 });
