@@ -219,3 +219,11 @@ test('the OpenAPI document declares the calendar routes with their scopes', asyn
     t.regex(JSON.stringify(operation), method === 'get' ? /APPS_READ/ : /APPS_WRITE/, `${method} ${path}`);
   }
 });
+
+test('deleting the account deletes its calendar connections and their stored credentials', async (t) => {
+  const leaving = await insertUser(knex());
+  const { id } = await connect(leaving, 'leaving', ['Work']);
+  t.is((await call('DELETE', '/v2/me', { token: leaving.apiKey })).status, 204);
+  t.is(((await knex()('calendar_connections').where({ id })) as unknown[]).length, 0);
+  t.is(((await knex()('connected_calendars').where({ connection_id: id })) as unknown[]).length, 0);
+});
