@@ -11,13 +11,8 @@ import { PATHS } from '../paths.ts';
 import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import type { SignedIn } from '../web/session.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
-import {
-  type CalDavValues,
-  calendarsPage,
-  conflictField,
-  DESTINATION_FIELD,
-  PROVIDER_NAMES,
-} from './pages/calendars.ts';
+import { type CalDavValues, calendarsPage, conflictField, DESTINATION_FIELD } from './pages/calendars.ts';
+import { PROVIDER_NAMES } from '../calendars/provider-names.ts';
 
 /**
  * Calendars (contract §16): the user's connections with their status and last write error, the

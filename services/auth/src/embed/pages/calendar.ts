@@ -3,7 +3,7 @@ import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
 import { progress } from '../../embed-flow/pages/progress.ts';
-import { PROVIDER_NAMES } from '../../settings/pages/calendars.ts';
+import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 
 export const calendarCalDavStepPath = (uid: string) => `${interactionPath(uid, 'calendar')}/caldav`;
 

@@ -1,15 +1,9 @@
 import type { ConnectionView } from '@sched/calendars/service';
+import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
 import { alert, formatDate } from '../../web/shell.ts';
-
-/** What each provider is called on the pages. */
-export const PROVIDER_NAMES: Record<ConnectionView['provider'], string> = {
-  caldav: 'CalDAV',
-  google: 'Google Calendar',
-  microsoft: 'Outlook Calendar',
-};
 
 export const calendarConnectPath = (provider: string) => `${PATHS.settingsCalendars}/connect/${provider}`;
 export const calendarCalDavPath = `${PATHS.settingsCalendars}/caldav`;
