@@ -243,6 +243,12 @@ test.serial(
     // Our own booking is busy at once in slots (not only after the calendar write).
     t.false((await slotTimes())[3]!.includes('10:00'));
 
+    const intoBusy = await call('POST', `/v2/bookings/${booked.body.data.uid}/reschedule`, {
+      body: { start: day(0).set({ hour: 10 }).toISO() },
+    });
+    t.is(intoBusy.status, 409);
+    t.is(intoBusy.body.error.message, 'slot_unavailable');
+
     const moved = await call('POST', `/v2/bookings/${booked.body.data.uid}/reschedule`, {
       body: { start: day(3).set({ hour: 13 }).toISO() },
     });
