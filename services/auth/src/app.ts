@@ -16,6 +16,7 @@ import { tokenEndpoint } from './endpoints/token.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
 import { renderEmbedErrors } from './embed/render-errors.ts';
+import { calendarConnectRoutes } from './calendars/routes.ts';
 import { embedRoutes } from './embed/routes.ts';
 import { showEmbedStep } from './embed/steps.ts';
 import { pageRoutes } from './interaction/routes.ts';
@@ -86,6 +87,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(pagesOnly(settingsRoutes(deps).routes()));
   provider.use(pagesOnly(adminRoutes(deps).routes()));
   provider.use(pagesOnly(embedRoutes(deps).routes()));
+  provider.use(pagesOnly(calendarConnectRoutes(deps).routes()));
   provider.use(embedRequests(deps));
   provider.use(introspectionEndpoint(deps));
   provider.use(protectedResourceMetadataEndpoint(deps));

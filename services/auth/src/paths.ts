@@ -51,6 +51,12 @@ export const PATHS = {
   settingsApiKeys: '/auth/settings/api-keys',
   settingsConnectedApps: '/auth/settings/connected-apps',
   settingsDeleteAccount: '/auth/settings/delete-account',
+  /** Calendar connections (contract §16): list, CalDAV form, Google / Microsoft connect, selection, disconnect. */
+  settingsCalendars: '/auth/settings/calendars',
+  /** The onboarding step's window starts a Google / Microsoft connection here (`/:provider?ticket=`). */
+  calendarConnect: '/auth/calendars/connect',
+  /** Google / Microsoft send the browser back to `${calendarOAuth}/:provider/callback` (the redirect URI to register). */
+  calendarOAuth: '/auth/calendars/oauth',
   /** The profile page's script: filters the time-zone list as one types (optional). */
   settingsTimeZoneScript: '/auth/settings/assets/time-zones.js',
   /** OAuth clients of the signed-in user: list, create, edit, secrets, delete. */

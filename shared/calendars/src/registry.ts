@@ -4,6 +4,7 @@ import type {
   CalendarProvider,
   OAuthCredentials,
 } from './connector.ts';
+import type { Config } from '@sched/kit/config';
 import { createCalDavConnector } from './providers/caldav.ts';
 import { createGoogleConnector } from './providers/google.ts';
 import { createMicrosoftConnector } from './providers/microsoft.ts';
@@ -19,6 +20,8 @@ export interface ConnectorDeps {
   fetch: typeof globalThis.fetch;
   /** OAuth connectors persist refreshed tokens through this (encrypted by the caller). */
   saveCredentials(credentials: OAuthCredentials): Promise<void>;
+  /** Google / Microsoft client and endpoints (config.calendarProviders); unset: not configured. */
+  providers: Config['calendarProviders'];
 }
 
 /** Picks the provider's connector for a connection. */

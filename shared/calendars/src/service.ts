@@ -1,3 +1,4 @@
+import type { Config } from '@sched/kit/config';
 import {
   type CalendarChoice,
   type CalendarConnection,
@@ -82,6 +83,8 @@ export interface CalendarServiceDeps {
   box: CredentialsBox;
   /** The outbound fetch for calendar providers (address rule, caps). */
   fetch: OutboundFetch;
+  /** Google / Microsoft client and endpoints (config.calendarProviders). */
+  providers: Config['calendarProviders'];
 }
 
 /**
@@ -129,6 +132,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
       },
       {
         fetch: deps.fetch,
+        providers: deps.providers,
         saveCredentials: (credentials) =>
           updateConnectionCredentials(knex, connection.id, box.seal(credentials)),
       },
@@ -182,7 +186,7 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     async saveOAuthConnection(userId, provider, account, credentials) {
       const connector = connectorFor(
         { provider, credentials },
-        { fetch: deps.fetch, saveCredentials: async () => {} },
+        { fetch: deps.fetch, providers: deps.providers, saveCredentials: async () => {} },
       );
       return save(userId, provider, account, credentials, await connector.listCalendars());
     },

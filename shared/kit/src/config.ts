@@ -24,6 +24,29 @@ const urlWithProtocols = (protocols: string[]) =>
 
 const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
 
+/** A provider endpoint: http(s), no trailing slash (tests and proxies may use http on loopback). */
+const httpsOrLoopbackUrl = urlWithProtocols(['http:', 'https:']).transform((value) =>
+  value.replace(/\/+$/, ''),
+);
+
+/** A calendar provider our server is the OAuth client of (contract §16). */
+export interface GoogleProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  calendarApiUrl: string;
+  revokeUrl: string;
+}
+
+export interface MicrosoftProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  /** e.g. https://login.microsoftonline.com/common: /oauth2/v2.0/authorize and /token below it. */
+  authorityUrl: string;
+  graphUrl: string;
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -109,6 +132,18 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .optional(),
+  // Calendar providers (contract §16): offered when the client id and secret are set; endpoints
+  // default to the public ones (sovereign clouds and proxies override them).
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_AUTH_URL: httpsOrLoopbackUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: httpsOrLoopbackUrl.default('https://oauth2.googleapis.com/token'),
+  GOOGLE_CALENDAR_API_URL: httpsOrLoopbackUrl.default('https://www.googleapis.com/calendar/v3'),
+  GOOGLE_REVOKE_URL: httpsOrLoopbackUrl.default('https://oauth2.googleapis.com/revoke'),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  MICROSOFT_AUTHORITY_URL: httpsOrLoopbackUrl.default('https://login.microsoftonline.com/common'),
+  MICROSOFT_GRAPH_URL: httpsOrLoopbackUrl.default('https://graph.microsoft.com/v1.0'),
 });
 
 /**
@@ -176,6 +211,11 @@ export interface Config {
   rateLimits: RateLimits;
   /** Token lifetimes in seconds: ACCESS_TOKEN_TTL (default 1800), REFRESH_TOKEN_TTL (default 30 days). */
   tokenTtl: { accessToken: number; refreshToken: number };
+  /** Google Calendar and Microsoft 365: undefined unless both the client id and secret are set. */
+  calendarProviders: {
+    google: GoogleProviderConfig | undefined;
+    microsoft: MicrosoftProviderConfig | undefined;
+  };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -196,6 +236,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       `Invalid configuration: ${missing} must be set together with the other ADMIN_ variable`,
     );
+  }
+  for (const provider of ['GOOGLE', 'MICROSOFT'] as const) {
+    const id = e[`${provider}_CLIENT_ID`];
+    const secret = e[`${provider}_CLIENT_SECRET`];
+    if ((id === undefined) !== (secret === undefined)) {
+      const missing = id === undefined ? `${provider}_CLIENT_ID` : `${provider}_CLIENT_SECRET`;
+      throw new ConfigError(
+        `Invalid configuration: ${missing} must be set together with the other ${provider}_CLIENT_ variable`,
+      );
+    }
   }
   const defaultOrigin = `http://localhost:${e.PORT}`;
   const appUrl = e.APP_URL ?? e.BASE_URL ?? defaultOrigin;
@@ -226,6 +276,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     outboundPrivateNetworks: e.OUTBOUND_PRIVATE_NETWORKS,
     rateLimits: e.RATE_LIMITS,
     tokenTtl: { accessToken: e.ACCESS_TOKEN_TTL, refreshToken: e.REFRESH_TOKEN_TTL },
+    calendarProviders: {
+      google:
+        e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: e.GOOGLE_CLIENT_ID,
+              clientSecret: e.GOOGLE_CLIENT_SECRET,
+              authUrl: e.GOOGLE_AUTH_URL,
+              tokenUrl: e.GOOGLE_TOKEN_URL,
+              calendarApiUrl: e.GOOGLE_CALENDAR_API_URL,
+              revokeUrl: e.GOOGLE_REVOKE_URL,
+            }
+          : undefined,
+      microsoft:
+        e.MICROSOFT_CLIENT_ID && e.MICROSOFT_CLIENT_SECRET
+          ? {
+              clientId: e.MICROSOFT_CLIENT_ID,
+              clientSecret: e.MICROSOFT_CLIENT_SECRET,
+              authorityUrl: e.MICROSOFT_AUTHORITY_URL,
+              graphUrl: e.MICROSOFT_GRAPH_URL,
+            }
+          : undefined,
+    },
   };
 }
 

@@ -30,6 +30,7 @@ export function openCalendars(config: RuntimeConfig, logger: Logger, stores: Sto
     logger,
     box: new CredentialsBox(config.encryptionKey),
     fetch: calendarFetch(config.outboundPrivateNetworks),
+    providers: config.calendarProviders,
   });
 }
 

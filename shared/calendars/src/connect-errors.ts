@@ -1,12 +1,13 @@
-import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
-import { EncryptionKeyMissingError } from '@sched/calendars/credentials-box';
-import { NotACalDavServerError, UNREACHABLE_MESSAGE } from '@sched/calendars/providers/caldav';
-import { CalendarAddressRefusedError } from '@sched/calendars/service';
+import { CredentialsRefusedError, ProviderUnavailableError } from './connector.ts';
+import { EncryptionKeyMissingError } from './credentials-box.ts';
+import { NotACalDavServerError, UNREACHABLE_MESSAGE } from './providers/caldav.ts';
+import { CalendarAddressRefusedError } from './service.ts';
 import { type AppError, BadRequestError, InternalError } from '@sched/kit/errors';
 
 /**
- * What connecting a calendar can run into, as the API answers it (contract §16): the user's input
- * leads nowhere, so 400 with a message the form can show as is. No provider detail is passed on
+ * What connecting a calendar can run into, as the API and the pages (settings, onboarding step)
+ * answer it (contract §16): the user's input leads nowhere, so 400 with a message the form can
+ * show as is. No provider detail is passed on
  * beyond these fixed sentences.
  */
 export function calendarErrorToAppError(error: unknown): AppError | undefined {
