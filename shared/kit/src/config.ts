@@ -22,6 +22,13 @@ const urlWithProtocols = (protocols: string[]) =>
     { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
   );
 
+/** AGENT_CLIENTS: how agent clients (client metadata documents, dynamic registration) are reviewed. */
+export const AGENT_CLIENT_POLICIES = ['review', 'approved-only', 'off'] as const;
+export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
+const DEFAULT_AGENT_PENDING_SCOPES = ['PROFILE_READ', 'EVENT_TYPE_READ', 'SCHEDULE_READ', 'BOOKING_READ'];
+const SCOPE_NAME = /^[A-Za-z_]+$/;
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
 const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
 
 const EnvSchema = z.object({
@@ -104,6 +111,32 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .optional(),
+  AGENT_CLIENTS: z
+    .enum(AGENT_CLIENT_POLICIES, { message: 'must be review, approved-only or off' })
+    .default('review'),
+  AGENT_PENDING_SCOPES: z
+    .string()
+    .transform((value) => value.split(/[\s,]+/).filter((scope) => scope !== ''))
+    .refine((scopes) => scopes.every((scope) => SCOPE_NAME.test(scope)), {
+      message: 'must be scope names separated by spaces or commas',
+    })
+    .default(DEFAULT_AGENT_PENDING_SCOPES),
+  AGENT_TRUSTED_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+    )
+    .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+      message: 'must be comma-separated host names (no scheme, port or path)',
+    })
+    .default([]),
+  DCR_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .default(false),
 });
 
 /**
@@ -161,6 +194,18 @@ export interface Config {
   rateLimits: RateLimits;
   /** Token lifetimes in seconds: ACCESS_TOKEN_TTL (default 1800), REFRESH_TOKEN_TTL (default 30 days). */
   tokenTtl: { accessToken: number; refreshToken: number };
+  /**
+   * AI agents and other clients that register themselves (docs/operators-agents.md): `policy`
+   * (AGENT_CLIENTS, default review), the scopes a pending agent may be given (AGENT_PENDING_SCOPES),
+   * hosts whose client metadata documents are approved on first use (AGENT_TRUSTED_HOSTS) and
+   * dynamic client registration (DCR_ENABLED, default off).
+   */
+  agents: {
+    policy: AgentClientPolicy;
+    pendingScopes: string[];
+    trustedHosts: string[];
+    dynamicRegistration: boolean;
+  };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -209,6 +254,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accessLog: e.ACCESS_LOG,
     rateLimits: e.RATE_LIMITS,
     tokenTtl: { accessToken: e.ACCESS_TOKEN_TTL, refreshToken: e.REFRESH_TOKEN_TTL },
+    agents: {
+      policy: e.AGENT_CLIENTS,
+      pendingScopes: e.AGENT_PENDING_SCOPES,
+      trustedHosts: e.AGENT_TRUSTED_HOSTS,
+      dynamicRegistration: e.DCR_ENABLED,
+    },
   };
 }
 
