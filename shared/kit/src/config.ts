@@ -107,6 +107,10 @@ const EnvSchema = z.object({
     .transform((value) => value === 'true' || value === '1')
     .default(true),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OUTBOUND_PRIVATE_NETWORKS: z
+    .enum(['allow', 'deny'], { message: 'must be allow or deny' })
+    .transform((value) => value === 'allow')
+    .default(false),
   METRICS_ENABLED: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
@@ -190,6 +194,11 @@ export interface Config {
   metrics: { token: string | undefined; enabled: boolean | undefined };
   /** One info line per request (ACCESS_LOG, default true). */
   accessLog: boolean;
+  /**
+   * OUTBOUND_PRIVATE_NETWORKS=allow: server-side fetches (CalDAV, client metadata documents) may
+   * reach loopback, private and other special-use addresses, and CalDAV may use http. Default deny.
+   */
+  outboundPrivateNetworks: boolean;
   /** Every rate limit (RATE_LIMITS over the defaults of `@sched/kit/rate-limits`). */
   rateLimits: RateLimits;
   /** Token lifetimes in seconds: ACCESS_TOKEN_TTL (default 1800), REFRESH_TOKEN_TTL (default 30 days). */
@@ -252,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
     metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
     accessLog: e.ACCESS_LOG,
+    outboundPrivateNetworks: e.OUTBOUND_PRIVATE_NETWORKS,
     rateLimits: e.RATE_LIMITS,
     tokenTtl: { accessToken: e.ACCESS_TOKEN_TTL, refreshToken: e.REFRESH_TOKEN_TTL },
     agents: {
