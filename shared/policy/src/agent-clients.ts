@@ -10,8 +10,7 @@ export type ReviewState = 'PENDING' | 'APPROVED' | 'REJECTED';
 /** A client_id that names a metadata document: an https URL (the library checks the finer rules). */
 export const isDocumentClientId = (clientId: string): boolean => /^https:\/\//i.test(clientId);
 
-export const isAgentRegistration = (registration: ClientRegistration): boolean =>
-  registration !== 'settings';
+export const isAgentRegistration = (registration: ClientRegistration): boolean => registration !== 'settings';
 
 /**
  * Every scope an approved agent may be given: the 30 API scopes (no legacy, no OIDC ones: agents
@@ -44,7 +43,10 @@ export function agentRequestedScopes(
     // The user's own read scopes: any account can grant those (team and organization ones need
     // memberships).
     const reads = USER_SCOPES.filter((scope) => scope.endsWith('_READ'));
-    return { scopes: ceiling.filter((scope) => reads.includes(scope as (typeof reads)[number])), withheld: [] };
+    return {
+      scopes: ceiling.filter((scope) => reads.includes(scope as (typeof reads)[number])),
+      withheld: [],
+    };
   }
   const scopes: string[] = [];
   const withheld: string[] = [];

@@ -24,7 +24,8 @@ export function describeDocumentFailure(error: unknown): string {
   }
   const described = error as { error_description?: unknown; message?: unknown };
   if (typeof described?.error_description === 'string') {
-    if (described.error_description === 'client_id metadata document fetch failed') return 'it could not be fetched';
+    if (described.error_description === 'client_id metadata document fetch failed')
+      return 'it could not be fetched';
     return described.error_description.replace(/^client_id metadata document /, 'the document ');
   }
   return 'it could not be fetched';

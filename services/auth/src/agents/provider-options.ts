@@ -36,7 +36,8 @@ export function agentProviderOptions(
   });
   return {
     // oidc-provider's own dispatcher and 2.5 s signal are replaced by the outbound module's rules.
-    fetch: (input, init) => outbound(input, { method: init?.method ?? 'GET', headers: { accept: 'application/json' } }),
+    fetch: (input, init) =>
+      outbound(input, { method: init?.method ?? 'GET', headers: { accept: 'application/json' } }),
     fetchResponseBodyLimits: { 'client_id metadata document': DOCUMENT_MAX_BYTES },
     features: {
       clientIdMetadataDocument: {

@@ -1,11 +1,7 @@
 import { recordAgentClient, syncAgentDocument } from '@sched/db/queries/agent-clients';
 import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import type { Config } from '@sched/kit/config';
-import {
-  APPROVED_AGENT_SCOPES,
-  initialAgentStatus,
-  isDocumentClientId,
-} from '@sched/policy/agent-clients';
+import { APPROVED_AGENT_SCOPES, initialAgentStatus, isDocumentClientId } from '@sched/policy/agent-clients';
 import type Provider from 'oidc-provider';
 import type { ClientDirectory, ClientLoader } from '../provider/clients.ts';
 import { describeDocumentFailure } from './document-failure.ts';

@@ -251,7 +251,5 @@ export function adapterFactory(
   register?: RecordRegisteredClient,
 ): (name: string) => Adapter {
   return (name) =>
-    name === 'Client'
-      ? new DatabaseClientAdapter(loadClient, register)
-      : new TokenStoreAdapter(store, name);
+    name === 'Client' ? new DatabaseClientAdapter(loadClient, register) : new TokenStoreAdapter(store, name);
 }

@@ -74,7 +74,10 @@ export class ClientDirectory {
   };
 
   /** The client again, after this request changed it (its version was bumped by the write). */
-  reload(state: Record<string, unknown> | undefined, clientId: string): Promise<OAuthClientWithSecrets | null> {
+  reload(
+    state: Record<string, unknown> | undefined,
+    clientId: string,
+  ): Promise<OAuthClientWithSecrets | null> {
     if (state) requestMemo(state).delete(clientId);
     return this.load(state, clientId);
   }

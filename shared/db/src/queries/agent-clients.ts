@@ -78,7 +78,13 @@ export async function syncAgentDocument(
   document: { name: string; redirectUris: string[]; logo: string | null; websiteUrl: string | null },
 ): Promise<void> {
   if (!isWellFormedClientId(clientId)) return;
-  const row = rowOf(knex, { id: clientId, registration: 'metadata_document', scopes: [], reviewStatus: 'PENDING', ...document });
+  const row = rowOf(knex, {
+    id: clientId,
+    registration: 'metadata_document',
+    scopes: [],
+    reviewStatus: 'PENDING',
+    ...document,
+  });
   const count = await knex('oauth_clients')
     .where({ id: clientId, registration: 'metadata_document' })
     .andWhere((changed) =>

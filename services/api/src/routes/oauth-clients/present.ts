@@ -22,7 +22,10 @@ export const clientOutput = named(
     purpose: z.string().nullable(),
     redirectUris: z.array(z.string()),
     organizationId: z.int().nullable(),
-    ownerUserId: z.int().nullable().meta({ description: 'null for agent clients (they register themselves)' }),
+    ownerUserId: z
+      .int()
+      .nullable()
+      .meta({ description: 'null for agent clients (they register themselves)' }),
     clientType: z.enum(['confidential', 'public']),
     registration: z.enum(['settings', 'metadata_document', 'dynamic']).meta({
       description:
