@@ -29,8 +29,9 @@ test.after.always(async () => {
   await certificates?.remove();
 });
 
-const { system, knex, user, call } = setUpWorld(test, {
+const { system, knex, user, admin, call, clients } = setUpWorld(test, {
   env: { OUTBOUND_PRIVATE_NETWORKS: 'allow', AGENT_TRUSTED_HOSTS: 'localhost' },
+  clients: { waiting: { status: 'PENDING', type: 'public' } },
 });
 
 let served = 0;
@@ -123,4 +124,201 @@ test('a trusted host is approved on first use and may be given write scopes', as
   t.is(outcome.kind, 'redirect');
   const stored = await row(clientId);
   t.is(stored.review_status, 'APPROVED');
+});
+
+/** Serves `document` (or a raw answer) at a fresh path; its URL is the client_id. */
+function serveRaw(
+  answer: { body: unknown; status?: number; headers?: Record<string, string> },
+  path?: string,
+) {
+  const at = path ?? `/raw/${++served}.json`;
+  return documents.serve(at, answer);
+}
+
+async function pageFor(clientId: string) {
+  const { params } = authorizeParams(clientId, 'PROFILE_READ');
+  return new FlowBrowser(system.url).open(authorizeUrl(system.url, params));
+}
+
+const refusals: Array<
+  [string, (url: string) => { body: unknown; status?: number; headers?: Record<string, string> }, RegExp]
+> = [
+  [
+    'its client_id is another URL',
+    (url) => ({ body: agentDocument(`${url}?other`, REDIRECT) }),
+    /does not match/,
+  ],
+  [
+    'it holds a client_secret',
+    (url) => ({ body: agentDocument(url, REDIRECT, { client_secret: 'shh' }) }),
+    /client_secret/,
+  ],
+  [
+    'it uses a secret-based auth method',
+    (url) => ({ body: agentDocument(url, REDIRECT, { token_endpoint_auth_method: 'client_secret_post' }) }),
+    /shared-secret/,
+  ],
+  [
+    'it uses another auth method than none',
+    (url) => ({
+      body: agentDocument(url, REDIRECT, {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [] },
+      }),
+    }),
+    /only public clients/,
+  ],
+  [
+    'it is larger than 5 KB',
+    (url) => ({ body: agentDocument(url, REDIRECT, { client_name: 'x'.repeat(6000) }) }),
+    /larger than 5 KB/,
+  ],
+  ['it is not JSON', () => ({ body: 'this is not json' }), /not JSON/],
+  [
+    'its URL redirects',
+    (url) => ({ body: '', status: 302, headers: { location: `${url}-moved` } }),
+    /redirect/,
+  ],
+];
+
+for (const [title, answer, message] of refusals) {
+  test(`a metadata document is refused when ${title}, and nothing is recorded`, async (t) => {
+    const path = `/refused/${++served}.json`;
+    const url = `https://127.0.0.1:${documents.port}${path}`;
+    serveRaw(answer(url), path);
+    const page = await pageFor(url);
+    t.is(page.kind, 'page');
+    if (page.kind !== 'page') return;
+    t.is(page.status, 400);
+    t.regex(page.html, /cannot be used/);
+    t.regex(page.html, message);
+    t.is(await row(url), undefined);
+    const token = await tokenRequest(system.url, {
+      client_id: url,
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: REDIRECT,
+      code_verifier: 'x'.repeat(43),
+    });
+    t.is(token.status, 401);
+    t.is(token.body.error, 'invalid_client');
+  });
+}
+
+test('an http client_id is no metadata document: unknown application', async (t) => {
+  const path = `/plain/${++served}.json`;
+  const url = `http://127.0.0.1:${documents.port}${path}`;
+  documents.serve(path, { body: agentDocument(url, REDIRECT) });
+  const page = await pageFor(url);
+  t.is(page.kind === 'page' ? page.status : 0, 400);
+  t.regex(page.kind === 'page' ? page.html : '', /No application is registered/);
+  t.is(documents.fetches(path), 0, 'nothing was fetched');
+});
+
+test('20 concurrent first uses fetch the document once and record the agent once', async (t) => {
+  const clientId = newAgent();
+  const path = new URL(clientId).pathname;
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => {
+      const { params } = authorizeParams(clientId, 'PROFILE_READ');
+      return fetch(authorizeUrl(system.url, params), { redirect: 'manual' });
+    }),
+  );
+  t.true(
+    answers.every((answer) => answer.status === 303),
+    answers.map((a) => a.status).join(),
+  );
+  t.is(documents.fetches(path), 1);
+  t.is((await knex()('oauth_clients').where({ id: clientId })).length, 1);
+});
+
+async function tokensFor(clientId: string, scope: string) {
+  const { outcome, verifier } = await authorize(clientId, scope);
+  if (outcome.kind !== 'redirect') throw new Error(`no redirect: ${outcome.html}`);
+  const answer = await tokenRequest(system.url, {
+    client_id: clientId,
+    grant_type: 'authorization_code',
+    code: outcome.url.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  });
+  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
+  return answer.body as { access_token: string; refresh_token: string; scope: string };
+}
+
+const encoded = (clientId: string) => encodeURIComponent(clientId);
+
+test('the review queue lists a pending agent as one; approval lifts the ceiling for later authorizations', async (t) => {
+  const clientId = newAgent();
+  const before = await tokensFor(clientId, 'PROFILE_READ BOOKING_WRITE');
+  t.is(before.scope, 'PROFILE_READ');
+
+  const queue = await call('GET', '/v2/admin/oauth-clients?reviewStatus=PENDING&take=250', {
+    token: admin.apiKey,
+  });
+  t.is(queue.status, 200);
+  const listed = queue.body.data.find((client: { id: string }) => client.id === clientId);
+  t.like(listed, {
+    registration: 'metadata_document',
+    ownerUserId: null,
+    clientType: 'public',
+    name: 'Test Agent',
+  });
+
+  const approved = await call('POST', `/v2/admin/oauth-clients/${encoded(clientId)}/approve`, {
+    token: admin.apiKey,
+  });
+  t.is(approved.status, 200, JSON.stringify(approved.body));
+  t.is(approved.body.data.reviewStatus, 'APPROVED');
+
+  const after = await tokensFor(clientId, 'PROFILE_READ BOOKING_WRITE');
+  t.deepEqual(after.scope.split(' ').sort(), ['BOOKING_WRITE', 'PROFILE_READ']);
+});
+
+test('rejection ends every token of the agent on the next request; the agent can no longer be used', async (t) => {
+  const clientId = newAgent();
+  const tokens = await tokensFor(clientId, 'PROFILE_READ');
+  t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 200);
+
+  const rejected = await call('POST', `/v2/admin/oauth-clients/${encoded(clientId)}/reject`, {
+    token: admin.apiKey,
+    body: { reason: 'Not an agent we know' },
+  });
+  t.is(rejected.status, 200, JSON.stringify(rejected.body));
+
+  t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 401);
+  const refreshed = await tokenRequest(system.url, {
+    client_id: clientId,
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+  });
+  t.is(refreshed.status, 401);
+  t.like(refreshed.body, { error: 'unauthorized_client', error_description: 'client_rejected' });
+  const page = await pageFor(clientId);
+  t.regex(page.kind === 'page' ? page.html : '', /rejected during review/);
+});
+
+test('a client registered in settings keeps the seed rule: pending means the not-approved page', async (t) => {
+  const page = await pageFor(clients.waiting.client.id);
+  t.is(page.kind === 'page' ? page.status : 0, 400);
+  t.regex(page.kind === 'page' ? page.html : '', /Application not approved yet/);
+});
+
+test('an agent asking for no scope gets the read scopes of its own account within the ceiling', async (t) => {
+  const clientId = newAgent();
+  const { outcome, verifier } = await authorize(clientId);
+  if (outcome.kind !== 'redirect') return t.fail(outcome.html);
+  const answer = await tokenRequest(system.url, {
+    client_id: clientId,
+    grant_type: 'authorization_code',
+    code: outcome.url.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+  });
+  t.deepEqual(String(answer.body.scope).split(' ').sort(), [
+    'BOOKING_READ',
+    'EVENT_TYPE_READ',
+    'PROFILE_READ',
+    'SCHEDULE_READ',
+  ]);
 });

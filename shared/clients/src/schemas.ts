@@ -144,7 +144,8 @@ export const updateClientBody = z.strictObject({
   ...settingsFields,
 });
 
-export const clientIdParams = z.strictObject({ clientId: z.string().max(200) });
+/** A client id, or the URL-encoded https URL of an agent's metadata document (up to 1000 characters). */
+export const clientIdParams = z.strictObject({ clientId: z.string().max(1000) });
 
 export const reviewStatusQuery = z.enum(REVIEW_STATUSES);
 
