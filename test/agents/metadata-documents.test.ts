@@ -322,3 +322,17 @@ test('an agent asking for no scope gets the read scopes of its own account withi
     'SCHEDULE_READ',
   ]);
 });
+
+test('dynamic registration is off by default: no registration_endpoint, and the path is a 404', async (t) => {
+  const document = (await (
+    await fetch(new URL('/.well-known/oauth-authorization-server', system.url))
+  ).json()) as Record<string, unknown>;
+  t.is(document.registration_endpoint, undefined);
+  t.is(document.client_id_metadata_document_supported, true);
+  const answer = await fetch(new URL('/v2/auth/oauth2/register', system.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  t.is(answer.status, 404);
+});

@@ -123,13 +123,8 @@ export async function reject(deps: Runtime, actor: Actor, clientId: string, reas
 
 async function recordAgentBeforeFirstUse(deps: Runtime, clientId: string): Promise<void> {
   const url = URL.parse(clientId);
-  if (
-    !url ||
-    url.protocol !== 'https:' ||
-    url.hash !== '' ||
-    url.username !== '' ||
-    !isWellFormedClientId(clientId)
-  )
+  const usable = url?.protocol === 'https:' && url.hash === '' && url.username === '';
+  if (!url || !usable || !isWellFormedClientId(clientId))
     throw new BadRequestError('clientId is not a valid client metadata document URL');
   await recordAgentClient(deps.stores.db.knex, deps.stores.tokenStore, {
     id: clientId,
