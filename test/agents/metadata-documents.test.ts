@@ -9,6 +9,8 @@ import {
 } from '../support/agent-documents.ts';
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
+import { apiClient } from '../support/http.ts';
+import { type SecondApi, startSecondApi } from '../api/helpers/second-api.ts';
 
 // Agents known by a Client ID Metadata Document (contract §17): the document is served over https
 // by this test (its own CA) on a loopback port, which OUTBOUND_PRIVATE_NETWORKS=allow lets the
@@ -19,12 +21,16 @@ let certificates: TestCertificates;
 let documents: DocumentServer;
 const REDIRECT = 'http://127.0.0.1:49152/callback';
 
+let second: SecondApi;
+const two = apiClient(() => second.url);
+
 test.before(async () => {
   certificates = await makeCertificates();
   trustInThisProcess(certificates.ca);
   documents = await startDocumentServer(certificates);
 });
 test.after.always(async () => {
+  await second?.close();
   await documents?.close();
   await certificates?.remove();
 });
@@ -32,6 +38,11 @@ test.after.always(async () => {
 const { system, knex, user, admin, call, clients } = setUpWorld(test, {
   env: { OUTBOUND_PRIVATE_NETWORKS: 'allow', AGENT_TRUSTED_HOSTS: 'localhost' },
   clients: { waiting: { status: 'PENDING', type: 'public' } },
+});
+
+// A second resource API (its own caches) sees the same revocations on its next request.
+test.before(async () => {
+  second = await startSecondApi(system);
 });
 
 let served = 0;
@@ -278,7 +289,8 @@ test('the review queue lists a pending agent as one; approval lifts the ceiling 
 test('rejection ends every token of the agent on the next request; the agent can no longer be used', async (t) => {
   const clientId = newAgent();
   const tokens = await tokensFor(clientId, 'PROFILE_READ');
-  t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 200);
+  for (const api of [call, two])
+    t.is((await api('GET', '/v2/me', { token: tokens.access_token })).status, 200);
 
   const rejected = await call('POST', `/v2/admin/oauth-clients/${encoded(clientId)}/reject`, {
     token: admin.apiKey,
@@ -286,7 +298,8 @@ test('rejection ends every token of the agent on the next request; the agent can
   });
   t.is(rejected.status, 200, JSON.stringify(rejected.body));
 
-  t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 401);
+  for (const api of [call, two])
+    t.is((await api('GET', '/v2/me', { token: tokens.access_token })).status, 401);
   const refreshed = await tokenRequest(system.url, {
     client_id: clientId,
     grant_type: 'refresh_token',
