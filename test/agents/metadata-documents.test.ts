@@ -9,6 +9,7 @@ import {
 } from '../support/agent-documents.ts';
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
+import { openPage, setUpChromium } from '../support/browser.ts';
 import { apiClient } from '../support/http.ts';
 import { type SecondApi, startSecondApi } from '../api/helpers/second-api.ts';
 
@@ -39,6 +40,8 @@ const { system, knex, user, admin, call, clients } = setUpWorld(test, {
   env: { OUTBOUND_PRIVATE_NETWORKS: 'allow', AGENT_TRUSTED_HOSTS: 'localhost' },
   clients: { waiting: { status: 'PENDING', type: 'public' } },
 });
+
+const chromium = setUpChromium(test);
 
 // A second resource API (its own caches) sees the same revocations on its next request.
 test.before(async () => {
@@ -348,4 +351,29 @@ test('dynamic registration is off by default: no registration_endpoint, and the 
     body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
   });
   t.is(answer.status, 404);
+});
+
+test('in Chromium: the consent page of a pending agent says Unverified app, names both hosts, warns of loopback', async (t) => {
+  const clientId = newAgent({ client_name: 'Chromium Agent' });
+  const { params } = authorizeParams(clientId, 'PROFILE_READ');
+  const { context, page, problems } = await openPage(chromium(), { width: 1024, height: 800 });
+  try {
+    await page.goto(authorizeUrl(system.url, params).href);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Chromium Agent wants to access your account' }).waitFor();
+    const notes = page.getByRole('note');
+    t.regex(await notes.first().innerText(), /Unverified app/);
+    t.regex(await notes.nth(1).innerText(), /on this computer/);
+    const text = await page.locator('main').innerText();
+    t.regex(text, new RegExp(`127\\.0\\.0\\.1:${documents.port}`));
+    t.regex(text, /127\.0\.0\.1:49152/);
+    const redirected = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
+    await page.getByRole('button', { name: 'Allow' }).click();
+    t.truthy(new URL((await redirected).url()).searchParams.get('code'));
+    t.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
 });
