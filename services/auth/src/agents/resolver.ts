@@ -20,7 +20,7 @@ interface DocumentClient {
 /**
  * Agent clients whose client_id is the https URL of their Client ID Metadata Document. oidc-provider
  * fetches, validates and caches the document (features.clientIdMetadataDocument, through our
- * outbound module: agents/provider-options.ts); this records the agent in the clients table the
+ * outbound module: provider/agent-options.ts); this records the agent in the clients table the
  * first time it is used (PENDING, or APPROVED for a trusted host) and keeps the row's name and
  * redirect URIs as the document says, so every check and page downstream reads the row like any
  * other client's. `load` is the server's ClientLoader: other client ids go to the directory.

@@ -7,7 +7,7 @@ import { EMBED_PARAMS, isEmbedParams } from '../embed-flow/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
 import { ID_TOKEN_TTL, type SigningAlg } from '../keys/signing-keys.ts';
 import { PATHS, interactionPath } from '../paths.ts';
-import { agentProviderOptions, validateAgentMetadata } from '../agents/provider-options.ts';
+import { agentProviderOptions, validateAgentMetadata } from './agent-options.ts';
 import { findAccount } from './account.ts';
 import { adapterFactory, type RecordRegisteredClient } from './adapter.ts';
 import type { ClientLoader } from './clients.ts';
