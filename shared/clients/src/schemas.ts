@@ -144,8 +144,13 @@ export const updateClientBody = z.strictObject({
   ...settingsFields,
 });
 
-/** A client id, or the URL-encoded https URL of an agent's metadata document (up to 1000 characters). */
-export const clientIdParams = z.strictObject({ clientId: z.string().max(1000) });
+export const clientIdParams = z.strictObject({ clientId: z.string().max(200) });
+
+/**
+ * The review decisions also take the URL-encoded https URL of an agent's metadata document as
+ * client id (up to 1000 characters, as the clients table allows).
+ */
+export const reviewClientIdParams = z.strictObject({ clientId: z.string().max(1000) });
 
 export const reviewStatusQuery = z.enum(REVIEW_STATUSES);
 
