@@ -37,7 +37,8 @@ test.after.always(async () => {
 });
 
 const { system, knex, user, admin, call, clients } = setUpWorld(test, {
-  env: { OUTBOUND_PRIVATE_NETWORKS: 'allow', AGENT_TRUSTED_HOSTS: 'localhost' },
+  // No refresh retry window, so a replayed refresh token is reuse at once.
+  env: { OUTBOUND_PRIVATE_NETWORKS: 'allow', AGENT_TRUSTED_HOSTS: 'localhost', REFRESH_REUSE_INTERVAL: '0' },
   clients: { waiting: { status: 'PENDING', type: 'public' } },
 });
 
@@ -131,6 +132,23 @@ test('a pending agent: recorded on first use, Unverified app, read scopes only, 
   t.not(refreshed.body.refresh_token, tokens.body.refresh_token, 'rotated');
 });
 
+test("reuse of an agent's old refresh token ends the authorization (reuse detection)", async (t) => {
+  const clientId = newAgent();
+  const tokens = await tokensFor(clientId, 'PROFILE_READ');
+  const refresh = (refreshToken: string) =>
+    tokenRequest(system.url, {
+      client_id: clientId,
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+  const next = await refresh(tokens.refresh_token);
+  t.is(next.status, 200);
+  const replay = await refresh(tokens.refresh_token);
+  t.is(replay.status, 400);
+  t.is(replay.body.error, 'invalid_grant');
+  t.is((await refresh(String(next.body.refresh_token))).status, 400, 'the successor ended too');
+  t.is((await call('GET', '/v2/me', { token: String(next.body.access_token) })).status, 401);
+});
 test('a trusted host is approved on first use and may be given write scopes', async (t) => {
   const clientId = newAgent({}, 'localhost');
   const { outcome, consentShown } = await authorize(clientId, 'PROFILE_READ BOOKING_WRITE');
@@ -244,6 +262,10 @@ test('20 concurrent first uses fetch the document once and record the agent once
   );
   t.is(documents.fetches(path), 1);
   t.is((await knex()('oauth_clients').where({ id: clientId })).length, 1);
+  // Later uses are served from the cache (the document said nothing: kept for the minimum, 60 s).
+  const { params } = authorizeParams(clientId, 'PROFILE_READ');
+  t.is((await fetch(authorizeUrl(system.url, params), { redirect: 'manual' })).status, 303);
+  t.is(documents.fetches(path), 1);
 });
 
 async function tokensFor(clientId: string, scope: string) {
