@@ -16,6 +16,7 @@ import * as resourceServers from './0014_resource_servers.ts';
 import * as auditAppendOnly from './0015_audit_append_only.ts';
 import * as userDisabled from './0016_user_disabled.ts';
 import * as calendarConnections from './0017_calendar_connections.ts';
+import * as agentClients from './0018_agent_clients.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,4 +45,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0015_audit_append_only', auditAppendOnly],
   ['0016_user_disabled', userDisabled],
   ['0017_calendar_connections', calendarConnections],
+  ['0018_agent_clients', agentClients],
 ];

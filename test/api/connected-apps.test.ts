@@ -207,7 +207,7 @@ test.serial(
   'revoke-tokens: the owner and a service administrator end every token of the client',
   async (t) => {
     const client = world.clients.leaky;
-    const owner = { apiKey: await insertApiKey(knex(), client.client.ownerUserId) };
+    const owner = { apiKey: await insertApiKey(knex(), client.client.ownerUserId!) };
     const [a, b] = [await insertUser(knex()), await insertUser(knex())];
     const issued = [
       (await authorize(client, a, ['PROFILE_READ'])).tokens,
@@ -244,7 +244,7 @@ test.serial(
 
 test.serial('deleting a client deletes its grants and tokens from the token store', async (t) => {
   const client = world.clients.doomed;
-  const owner = { apiKey: await insertApiKey(knex(), client.client.ownerUserId) };
+  const owner = { apiKey: await insertApiKey(knex(), client.client.ownerUserId!) };
   const user = await insertUser(knex());
   const { tokens } = await authorize(client, user, ['PROFILE_READ']);
   const store = world.store();

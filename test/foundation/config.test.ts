@@ -38,7 +38,32 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: '301' }],
   ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: '2.5' }],
   ['REFRESH_REUSE_INTERVAL', { REFRESH_REUSE_INTERVAL: 'ten' }],
+  ['AGENT_CLIENTS', { AGENT_CLIENTS: 'open' }],
+  ['AGENT_PENDING_SCOPES', { AGENT_PENDING_SCOPES: 'PROFILE_READ; DROP' }],
+  ['AGENT_TRUSTED_HOSTS', { AGENT_TRUSTED_HOSTS: 'https://agent.example.com' }],
+  ['DCR_ENABLED', { DCR_ENABLED: 'yes' }],
 ];
+
+test('agent clients: review with the four read scopes, no trusted host and no registration by default', (t) => {
+  t.deepEqual(loadConfig({}).agents, {
+    policy: 'review',
+    pendingScopes: ['PROFILE_READ', 'EVENT_TYPE_READ', 'SCHEDULE_READ', 'BOOKING_READ'],
+    trustedHosts: [],
+    dynamicRegistration: false,
+  });
+  const set = loadConfig({
+    AGENT_CLIENTS: 'approved-only',
+    AGENT_PENDING_SCOPES: 'PROFILE_READ,BOOKING_READ',
+    AGENT_TRUSTED_HOSTS: 'Agents.Example.com, localhost',
+    DCR_ENABLED: 'true',
+  }).agents;
+  t.deepEqual(set, {
+    policy: 'approved-only',
+    pendingScopes: ['PROFILE_READ', 'BOOKING_READ'],
+    trustedHosts: ['agents.example.com', 'localhost'],
+    dynamicRegistration: true,
+  });
+});
 
 test('REFRESH_REUSE_INTERVAL: 10 seconds by default, 0 turns the retry window off', (t) => {
   t.is(loadConfig({}).refreshReuseInterval, 10);

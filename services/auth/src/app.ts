@@ -20,6 +20,8 @@ import { calendarConnectRoutes } from './calendars/routes.ts';
 import { embedRoutes } from './embed/routes.ts';
 import { showEmbedStep } from './embed/steps.ts';
 import { pageRoutes } from './interaction/routes.ts';
+import { AgentClients } from './agents/resolver.ts';
+import { recordRegisteredClient, registrationEndpoint } from './agents/registration.ts';
 import { ClientDirectory } from './provider/clients.ts';
 import { createProvider } from './provider/create.ts';
 import { startSigningKeyRing, useSigningKeyRing } from './keys/key-ring.ts';
@@ -60,8 +62,12 @@ function onlyOurProviderRoutes() {
  */
 export function createAuthApp(runtime: Runtime): Koa {
   const clients = new ClientDirectory(runtime.stores.db.knex, runtime.stores.tokenStore);
-  const loadClient = clients.load;
-  const provider = createProvider(runtime, loadClient);
+  // oidc-provider reads rows through the directory; our checks and pages through the agents'
+  // loader, which also resolves and records agents known by their metadata document.
+  const provider = createProvider(runtime, clients.load, recordRegisteredClient(runtime));
+  const agents = new AgentClients(clients, runtime.config.agents);
+  agents.provider = provider;
+  const loadClient = agents.load;
   const signingKeys = startSigningKeyRing(runtime);
   useSigningKeyRing(provider, signingKeys);
   const issuer = runtime.config.appUrl;
@@ -96,6 +102,7 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(embedAuthorization());
   provider.use(tokenEndpoint(deps));
   provider.use(revocationEndpoint(deps));
+  provider.use(registrationEndpoint(runtime));
   provider.use(discoveryDocument(signingKeys));
   provider.use(jwksEndpoint(signingKeys));
   return provider;

@@ -9,6 +9,8 @@ export const PATHS = {
   revoke: '/v2/auth/oauth2/revoke',
   /** RFC 7662 token introspection (confidential clients: own tokens; resource servers: any). */
   introspect: '/v2/auth/oauth2/introspect',
+  /** RFC 7591 dynamic client registration (DCR_ENABLED; public agent clients only). */
+  register: '/v2/auth/oauth2/register',
   discovery: '/.well-known/oauth-authorization-server',
   /** OpenID Connect (contract §13): provider metadata, signing keys, userinfo. */
   openidDiscovery: '/.well-known/openid-configuration',

@@ -85,7 +85,7 @@ export interface ListedClient {
   name: string;
   clientType: string;
   reviewStatus: string;
-  ownerUserId: number;
+  ownerUserId: number | null;
   organizationId: number | null;
   redirectUris: string[];
   scopes: string[];

@@ -23,6 +23,7 @@ export function presentClient(client: OAuthClient, secretHint: string | null | u
     organizationId: client.organizationId,
     ownerUserId: client.ownerUserId,
     clientType: client.clientType,
+    registration: client.registration,
     reviewStatus: client.reviewStatus,
     rejectionReason: client.rejectionReason,
     isLegacy: client.isLegacy,

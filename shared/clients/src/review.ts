@@ -1,6 +1,9 @@
 import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
 import { type ClientReviewStatus, type OAuthClient, setReviewStatus } from '@sched/db/queries/oauth-clients';
-import { ConflictError, ForbiddenError } from '@sched/kit/errors';
+import { recordAgentClient } from '@sched/db/queries/agent-clients';
+import { isWellFormedClientId } from '@sched/db/queries/oauth-clients';
+import { BadRequestError, ConflictError, ForbiddenError } from '@sched/kit/errors';
+import { APPROVED_AGENT_SCOPES, isDocumentClientId } from '@sched/policy/agent-clients';
 import { approveClient, rejectClient } from '@sched/policy/client-review';
 import type { Runtime } from '@sched/runtime/runtime';
 import { auditClient } from './audit.ts';
@@ -97,10 +100,38 @@ async function decide(
   return client;
 }
 
-/** PENDING -> APPROVED (409 otherwise); e-mails the owner. */
-export const approve = (deps: Runtime, actor: Actor, clientId: string) =>
-  decide(deps, actor, clientId, { kind: 'approved' });
+/**
+ * PENDING -> APPROVED (409 otherwise); e-mails the owner. The URL of an agent's metadata document
+ * may be approved before the agent was ever used (AGENT_CLIENTS=approved-only): it is recorded
+ * first, named after its host until its document is read.
+ */
+export async function approve(deps: Runtime, actor: Actor, clientId: string): Promise<OAuthClient> {
+  requireAdmin(actor);
+  if (isDocumentClientId(clientId)) await recordAgentBeforeFirstUse(deps, clientId);
+  return decide(deps, actor, clientId, { kind: 'approved' });
+}
 
-/** PENDING -> REJECTED with a reason (already validated: trimmed, 1–2000 characters); e-mails the owner. */
-export const reject = (deps: Runtime, actor: Actor, clientId: string, reason: string) =>
-  decide(deps, actor, clientId, { kind: 'rejected', reason });
+/**
+ * PENDING -> REJECTED with a reason (already validated: trimmed, 1–2000 characters); e-mails the
+ * owner. A pending agent may hold tokens (within its ceiling): every token of the client ends.
+ */
+export async function reject(deps: Runtime, actor: Actor, clientId: string, reason: string) {
+  const client = await decide(deps, actor, clientId, { kind: 'rejected', reason });
+  await deps.stores.tokenStore.revokeByClient(client.id);
+  return client;
+}
+
+async function recordAgentBeforeFirstUse(deps: Runtime, clientId: string): Promise<void> {
+  const url = URL.parse(clientId);
+  const usable = url?.protocol === 'https:' && url.hash === '' && url.username === '';
+  if (!url || !usable || !isWellFormedClientId(clientId))
+    throw new BadRequestError('clientId is not a valid client metadata document URL');
+  await recordAgentClient(deps.stores.db.knex, deps.stores.tokenStore, {
+    id: clientId,
+    registration: 'metadata_document',
+    name: url.host,
+    redirectUris: [],
+    scopes: [...APPROVED_AGENT_SCOPES],
+    reviewStatus: 'PENDING',
+  });
+}

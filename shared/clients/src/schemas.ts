@@ -146,6 +146,12 @@ export const updateClientBody = z.strictObject({
 
 export const clientIdParams = z.strictObject({ clientId: z.string().max(200) });
 
+/**
+ * The review decisions also take the URL-encoded https URL of an agent's metadata document as
+ * client id (up to 1000 characters, as the clients table allows).
+ */
+export const reviewClientIdParams = z.strictObject({ clientId: z.string().max(1000) });
+
 export const reviewStatusQuery = z.enum(REVIEW_STATUSES);
 
 export const rejectBody = z.strictObject({

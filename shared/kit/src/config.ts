@@ -22,6 +22,13 @@ const urlWithProtocols = (protocols: string[]) =>
     { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
   );
 
+/** AGENT_CLIENTS: how agent clients (client metadata documents, dynamic registration) are reviewed. */
+export const AGENT_CLIENT_POLICIES = ['review', 'approved-only', 'off'] as const;
+export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
+const DEFAULT_AGENT_PENDING_SCOPES = ['PROFILE_READ', 'EVENT_TYPE_READ', 'SCHEDULE_READ', 'BOOKING_READ'];
+const SCOPE_NAME = /^[A-Za-z_]+$/;
+const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
 const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
 
 /** A provider endpoint: http(s), no trailing slash (tests and proxies may use http on loopback). */
@@ -144,6 +151,32 @@ const EnvSchema = z.object({
   MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
   MICROSOFT_AUTHORITY_URL: httpsOrLoopbackUrl.default('https://login.microsoftonline.com/common'),
   MICROSOFT_GRAPH_URL: httpsOrLoopbackUrl.default('https://graph.microsoft.com/v1.0'),
+  AGENT_CLIENTS: z
+    .enum(AGENT_CLIENT_POLICIES, { message: 'must be review, approved-only or off' })
+    .default('review'),
+  AGENT_PENDING_SCOPES: z
+    .string()
+    .transform((value) => value.split(/[\s,]+/).filter((scope) => scope !== ''))
+    .refine((scopes) => scopes.every((scope) => SCOPE_NAME.test(scope)), {
+      message: 'must be scope names separated by spaces or commas',
+    })
+    .default(DEFAULT_AGENT_PENDING_SCOPES),
+  AGENT_TRUSTED_HOSTS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+    )
+    .refine((hosts) => hosts.every((host) => HOST_NAME.test(host)), {
+      message: 'must be comma-separated host names (no scheme, port or path)',
+    })
+    .default([]),
+  DCR_ENABLED: z
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+    .transform((value) => value === 'true' || value === '1')
+    .default(false),
 });
 
 /**
@@ -215,6 +248,18 @@ export interface Config {
   calendarProviders: {
     google: GoogleProviderConfig | undefined;
     microsoft: MicrosoftProviderConfig | undefined;
+  };
+  /**
+   * AI agents and other clients that register themselves (docs/operators-agents.md): `policy`
+   * (AGENT_CLIENTS, default review), the scopes a pending agent may be given (AGENT_PENDING_SCOPES),
+   * hosts whose client metadata documents are approved on first use (AGENT_TRUSTED_HOSTS) and
+   * dynamic client registration (DCR_ENABLED, default off).
+   */
+  agents: {
+    policy: AgentClientPolicy;
+    pendingScopes: string[];
+    trustedHosts: string[];
+    dynamicRegistration: boolean;
   };
 }
 
@@ -297,6 +342,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
               graphUrl: e.MICROSOFT_GRAPH_URL,
             }
           : undefined,
+    },
+    agents: {
+      policy: e.AGENT_CLIENTS,
+      pendingScopes: e.AGENT_PENDING_SCOPES,
+      trustedHosts: e.AGENT_TRUSTED_HOSTS,
+      dynamicRegistration: e.DCR_ENABLED,
     },
   };
 }

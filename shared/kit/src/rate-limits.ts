@@ -37,6 +37,8 @@ export const RATE_LIMIT_DEFAULTS = {
   'api-keys': { max: 50, windowSeconds: HOUR },
   /** OAuth clients created, per user. */
   'oauth-clients': { max: 50, windowSeconds: HOUR },
+  /** Dynamic client registrations (DCR_ENABLED), per client address. */
+  'client-registration': { max: 20, windowSeconds: HOUR },
   /** Client secrets generated, per user. */
   'client-secrets': { max: 50, windowSeconds: HOUR },
   /** Invitations sent (pending memberships made), per inviter. */

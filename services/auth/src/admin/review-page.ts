@@ -32,6 +32,16 @@ export interface ReviewView {
 const actionPath = (clientId: string, action: 'approve' | 'reject', page: Page) =>
   `${PATHS.adminClients}/${encodeURIComponent(clientId)}/${action}${pageQueryString(page)}`;
 
+/** Agents are marked: how they identified themselves (contract §17), and by which host. */
+function registrationRow(client: PresentedClient): SafeHtml {
+  if (client.registration === 'settings') return html``;
+  const how =
+    client.registration === 'metadata_document'
+      ? html`Agent · client metadata document at <span class="mono">${URL.parse(client.id)?.host ?? client.id}</span>`
+      : html`Agent · dynamic registration (no verified address)`;
+  return html`<div class="kv"><dt>Registration</dt><dd><span class="badge">${client.registration}</span> ${how}</dd></div>`;
+}
+
 function pendingCard(item: PendingClient, view: ReviewView): SafeHtml {
   const { client } = item;
   const failed = view.rejectError?.clientId === client.id ? view.rejectError : undefined;
@@ -42,10 +52,11 @@ function pendingCard(item: PendingClient, view: ReviewView): SafeHtml {
 ${statusBadge(client.reviewStatus)}
 </div>
 <dl class="kvs compact">
-<div class="kv"><dt>Owner</dt><dd>${item.ownerEmail ?? html`<span class="muted">unknown</span>`}${client.organizationId !== null ? html` <span class="muted">· ${ownerLabel(client.organizationId, view.organizations)}</span>` : ''}</dd></div>
+${registrationRow(client)}
+<div class="kv"><dt>Owner</dt><dd>${client.ownerUserId === null ? html`<span class="muted">None: the agent registered itself</span>` : ''}${item.ownerEmail ?? html`<span class="muted">unknown</span>`}${client.organizationId !== null ? html` <span class="muted">· ${ownerLabel(client.organizationId, view.organizations)}</span>` : ''}</dd></div>
 <div class="kv"><dt>Type</dt><dd>${client.clientType === 'public' ? 'Public' : 'Confidential'} · submitted ${formatDate(client.updatedAt)}</dd></div>
 <div class="kv"><dt>Redirect URIs</dt><dd><ul class="plain">${client.redirectUris.map((uri) => html`<li class="mono">${uri}</li>`)}</ul></dd></div>
-<div class="kv"><dt>Access</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="scope-code inline">${scope}</span></li>`)}</ul></dd></div>
+${client.registration === 'settings' ? html`<div class="kv"><dt>Access</dt><dd><ul class="plain">${client.scopes.map((scope) => html`<li>${describeScope(scope)} <span class="scope-code inline">${scope}</span></li>`)}</ul></dd></div>` : html`<div class="kv"><dt>Access</dt><dd>While pending, users may give it only the pending scopes (read access); approving lets them give it any scope.</dd></div>`}
 <div class="kv"><dt>Website</dt><dd>${client.websiteUrl ?? html`<span class="muted">Not set</span>`}</dd></div>
 <div class="kv"><dt>Purpose</dt><dd>${client.purpose ?? html`<span class="muted">Not given</span>`}</dd></div>
 </dl>

@@ -1,10 +1,14 @@
 import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
 import { protectedResources } from '@sched/policy/protected-resources';
-import { parseScopeParameter } from '@sched/policy/scopes';
+import { agentRequestedScopes, agentScopeCeiling, isAgentRegistration } from '@sched/policy/agent-clients';
+import { isKnownScope, parseScopeParameter } from '@sched/policy/scopes';
+import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
+import { AgentDocumentError } from '../agents/errors.ts';
 import { AuthorizationPageError, AuthorizationRedirectError } from '../errors.ts';
+import { reviewRefusal } from './client-review.ts';
 import { singleQueryValue } from '../http/params.ts';
 import { PATHS } from '../paths.ts';
 import { requestedResource } from '../provider/resources.ts';
@@ -34,6 +38,7 @@ const PAGE = {
       'The redirect_uri of this request is not one of the addresses registered for this application.',
     ),
   scopeRequired: (message: string) => new AuthorizationPageError('Missing permissions', message),
+  document: (message: string) => new AuthorizationPageError('Application cannot be used', message),
   pkceRequired: () =>
     new AuthorizationPageError(
       'Missing code challenge',
@@ -56,10 +61,15 @@ export function authorizationRequest(deps: AuthDeps) {
 
     const clientId = singleQueryValue(ctx, 'client_id');
     if (!clientId) throw PAGE.clientIdMissing();
-    const client = await deps.loadClient(ctx.state, clientId);
+    const client = await deps.loadClient(ctx.state, clientId).catch((error: unknown) => {
+      if (error instanceof AgentDocumentError) throw PAGE.document(error.message);
+      throw error;
+    });
     if (!client) throw PAGE.unknownClient();
-    if (client.reviewStatus === 'PENDING') throw PAGE.pending();
-    if (client.reviewStatus === 'REJECTED') throw PAGE.rejected();
+    const refusal = reviewRefusal(client, deps.runtime.config.agents.policy);
+    if (refusal === 'unknown') throw PAGE.unknownClient();
+    if (refusal === 'pending') throw PAGE.pending();
+    if (refusal === 'rejected') throw PAGE.rejected();
     const redirectUri = singleQueryValue(ctx, 'redirect_uri');
     if (!redirectUri || !redirectUriAllowed(client.redirectUris, redirectUri)) throw PAGE.redirectUri();
 
@@ -72,11 +82,9 @@ export function authorizationRequest(deps: AuthDeps) {
     if (requested.length === 0 && resource) {
       requested = resource.scopes.filter((scope) => client.scopes.includes(scope));
     }
-    const checked = checkAuthorizationScopes({
-      requested,
-      clientScopes: client.scopes,
-      legacyClient: client.isLegacy,
-    });
+    const checked = isAgentRegistration(client.registration)
+      ? checkAgentScopes(client, requested, deps.runtime.config.agents.pendingScopes, redirectUri, state)
+      : checkAuthorizationScopes({ requested, clientScopes: client.scopes, legacyClient: client.isLegacy });
     if (!checked.ok && checked.error === 'scope_required') throw PAGE.scopeRequired(checked.description);
     if (client.clientType === 'public' && !codeChallenge) throw PAGE.pkceRequired();
     if (!checked.ok)
@@ -107,4 +115,27 @@ export function authorizationRequest(deps: AuthDeps) {
     ctx.query = query;
     await next();
   };
+}
+
+export const WITHHELD_DESCRIPTION =
+  'The requested scopes are not available to this application until an administrator verifies it';
+
+/**
+ * An agent's scopes: what it asks for within its ceiling (AGENT_PENDING_SCOPES while it waits for
+ * review, every API scope once approved: @sched/policy/agent-clients); the rest is left out, and
+ * the consent page lists only what is granted. No scope asked: the user's own read scopes within
+ * the ceiling. Nothing left: `invalid_scope` back to the agent.
+ */
+function checkAgentScopes(
+  client: OAuthClientWithSecrets,
+  requested: string[],
+  pendingScopes: readonly string[],
+  redirectUri: string,
+  state: string | undefined,
+) {
+  const ceiling = agentScopeCeiling(client.reviewStatus, pendingScopes);
+  const narrowed = agentRequestedScopes(requested, ceiling, isKnownScope);
+  if (narrowed.scopes.length === 0)
+    throw new AuthorizationRedirectError(redirectUri, state, 'invalid_scope', WITHHELD_DESCRIPTION);
+  return checkAuthorizationScopes({ requested: narrowed.scopes, clientScopes: ceiling, legacyClient: false });
 }

@@ -1,7 +1,9 @@
 import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
+import type { AgentClientPolicy } from '@sched/kit/config';
 import { OAuthError } from '../errors.ts';
 import type { Params } from '../http/params.ts';
 import { secretMatches } from '../provider/clients.ts';
+import { reviewRefusal } from './client-review.ts';
 import { tokenErrors } from './token-errors.ts';
 
 /** Who the request says it is: client_id and secret from HTTP Basic or from the body (RFC 6749 §2.3.1). */
@@ -71,14 +73,15 @@ export const basicChallenge = (
 
 /**
  * The contract's client checks, in order: the client exists; a confidential client proves one of its
- * active secrets (a public client presents none); the client is APPROVED (unless `anyReviewStatus`:
- * revoking tokens stays possible while a client is back in review).
+ * active secrets (a public client presents none); the client may be used in its review state
+ * (APPROVED; or a PENDING agent under AGENT_CLIENTS=review: client-review.ts) unless
+ * `anyReviewStatus` (revoking tokens stays possible while a client is back in review).
  */
 export function authenticateClient(
   client: OAuthClientWithSecrets | null,
   presented: PresentedClient,
   challenge: Record<string, string> | undefined,
-  options: { anyReviewStatus?: boolean } = {},
+  options: { anyReviewStatus?: boolean; agentPolicy?: AgentClientPolicy } = {},
 ): OAuthClientWithSecrets {
   if (!client) throw tokenErrors.clientNotFound(challenge);
   const confidential = client.clientType === 'confidential';
@@ -89,7 +92,9 @@ export function authenticateClient(
     throw tokenErrors.invalidClientCredentials(challenge);
   }
   if (options.anyReviewStatus) return client;
-  if (client.reviewStatus === 'PENDING') throw tokenErrors.clientNotApproved();
-  if (client.reviewStatus === 'REJECTED') throw tokenErrors.clientRejected();
+  const refusal = reviewRefusal(client, options.agentPolicy ?? 'review');
+  if (refusal === 'unknown') throw tokenErrors.clientNotFound(challenge);
+  if (refusal === 'pending') throw tokenErrors.clientNotApproved();
+  if (refusal === 'rejected') throw tokenErrors.clientRejected();
   return client;
 }

@@ -102,6 +102,7 @@ const PROVIDER_ROUTES = new Set<string>([
   PATHS.openidDiscovery,
   PATHS.jwks,
   PATHS.userinfo,
+  PATHS.register,
 ]);
 const RESUME = new RegExp(`^${PATHS.authorize}/[A-Za-z0-9_-]+$`);
 
@@ -116,6 +117,7 @@ const BEARER_ENDPOINTS = new Set<string>([
   PATHS.openidDiscovery,
   PATHS.jwks,
   PATHS.userinfo,
+  PATHS.register,
 ]);
 export const isBearerEndpoint = (path: string): boolean =>
   BEARER_ENDPOINTS.has(path) || path.startsWith(PATHS.protectedResource);

@@ -2,7 +2,9 @@ import { clientVersionKey, type OAuthClientWithSecrets } from '@sched/db/queries
 import type { TokenPayload } from '@sched/db/token-store/types';
 import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Context, Next } from 'koa';
+import { AgentDocumentError } from '../agents/errors.ts';
 import type { AuthDeps } from '../deps.ts';
+import { OAuthError } from '../errors.ts';
 import type { Params } from '../http/params.ts';
 import { rateKeys } from '../http/rate-limit.ts';
 import { replayAsForm } from '../http/replay-body.ts';
@@ -88,7 +90,7 @@ const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
       ctx,
     ),
     (async () => {
-      if (!request.refreshToken) return deps.loadClient(ctx.state, clientId);
+      if (!request.refreshToken) return deps.loadClient(ctx.state, clientId).catch(documentRefused);
       const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [
         clientVersionKey(clientId),
       ]);
@@ -100,10 +102,18 @@ const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
   request.client = client ?? undefined;
 };
 
+/** An agent whose metadata document cannot be used is not a client we can authenticate. */
+function documentRefused(error: unknown): never {
+  if (error instanceof AgentDocumentError) throw new OAuthError(401, 'invalid_client', error.message);
+  throw error;
+}
+
 /** The client exists, proves a secret (confidential) or presents none (public), and is approved. */
 const authenticate: Step = ({ deps }, _ctx, request) => {
   request.challenge = basicChallenge(deps.issuer, request.presented);
-  authenticateClient(request.client ?? null, request.presented, request.challenge);
+  authenticateClient(request.client ?? null, request.presented, request.challenge, {
+    agentPolicy: deps.runtime.config.agents.policy,
+  });
 };
 
 /**

@@ -6,7 +6,9 @@ import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
-import { consentPage } from '../pages/consent.ts';
+import { type AgentFacts, consentPage } from '../pages/consent.ts';
+import type { OAuthClient } from '@sched/db/queries/oauth-clients';
+import { agentScopeCeiling, isAgentRegistration, isLoopbackRedirect } from '@sched/policy/agent-clients';
 import { embedPageOptions } from '../embed-flow/flow.ts';
 import { joinEmbedFlow } from './embed-flow.ts';
 import { progress } from '../embed-flow/pages/progress.ts';
@@ -20,12 +22,23 @@ import { currentInteraction, finishInteraction, type Interaction, requestOf, see
 import { insufficientPermissions, scopesUserCannotGrant } from '../provider/grant-permissions.ts';
 
 async function loadParties(deps: AuthDeps, ctx: Context, interaction: Interaction) {
-  const { clientId, scope } = requestOf(interaction);
+  const { clientId, scope, redirectUri } = requestOf(interaction);
   const accountId = interaction.session?.accountId;
   const client = await deps.loadClient(ctx.state, clientId);
   const user = accountId ? await findUserById(deps.runtime.stores.db.knex, Number(accountId)) : null;
   if (!client || !user || !accountId) throw new InteractionExpiredError();
-  return { client, user, accountId, scope };
+  return { client, user, accountId, scope, redirectUri };
+}
+
+/** What the consent page says about an agent client (nothing for clients made in settings). */
+function agentFactsOf(client: OAuthClient, redirectUri: string): AgentFacts | undefined {
+  if (!isAgentRegistration(client.registration)) return undefined;
+  return {
+    unverified: client.reviewStatus !== 'APPROVED',
+    clientIdHost: client.registration === 'metadata_document' ? (URL.parse(client.id)?.host ?? null) : null,
+    redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+    loopback: isLoopbackRedirect(redirectUri),
+  };
 }
 
 /**
@@ -73,6 +86,7 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
   if (await refusedForPermissions(deps, ctx, parties)) return;
   const { client, user, scope } = parties;
   const options = embedPageOptions(ctx);
+  const agent = agentFactsOf(client, parties.redirectUri);
   sendPage(
     ctx,
     200,
@@ -84,6 +98,7 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
       account: user.email,
       scopes: scopeList(scope),
       ...(options ? { header: progress('Authorize') } : {}),
+      ...(agent ? { agent } : {}),
     }),
     options,
   );
@@ -117,6 +132,7 @@ export function consent(deps: AuthDeps) {
     if (await refusedForPermissions(deps, ctx, parties)) return;
     const { client, accountId } = parties;
     const scope = await stepUpScope(deps, interaction, parties);
+    if (beyondAgentCeiling(deps, client, scope)) throw new InteractionExpiredError();
     const grant = await createGrant(deps.provider, {
       accountId,
       clientId: client.id,
@@ -127,4 +143,15 @@ export function consent(deps: AuthDeps) {
     await rememberConsent(deps.runtime.stores.db.knex, Number(accountId), client.id, scopeList(scope));
     await finishInteraction(deps, ctx, { consent: { grantId: grant.jti } }, true);
   };
+}
+
+/**
+ * The authorization request was narrowed to the agent's ceiling (endpoints/authorize.ts); checked
+ * again on Allow, in case the agent's review state changed while the page was open (a rejected or
+ * re-suspended agent grants nothing beyond it).
+ */
+function beyondAgentCeiling(deps: AuthDeps, client: OAuthClient, scope: string): boolean {
+  if (!isAgentRegistration(client.registration)) return false;
+  const ceiling = agentScopeCeiling(client.reviewStatus, deps.runtime.config.agents.pendingScopes);
+  return scopeList(scope).some((granted) => !ceiling.includes(granted));
 }

@@ -66,10 +66,19 @@ export function seeOther(ctx: Context, location: string): void {
 }
 
 /** The client id and requested scope of the interaction's authorization request. */
-export function requestOf(interaction: Interaction): { clientId: string; scope: string } {
-  const { client_id: clientId, scope } = interaction.params as { client_id?: unknown; scope?: unknown };
+export function requestOf(interaction: Interaction): {
+  clientId: string;
+  scope: string;
+  redirectUri: string;
+} {
+  const {
+    client_id: clientId,
+    scope,
+    redirect_uri: redirectUri,
+  } = interaction.params as { client_id?: unknown; scope?: unknown; redirect_uri?: unknown };
   return {
     clientId: typeof clientId === 'string' ? clientId : '',
     scope: typeof scope === 'string' ? scope : '',
+    redirectUri: typeof redirectUri === 'string' ? redirectUri : '',
   };
 }

@@ -12,6 +12,33 @@ export interface ConsentView {
   scopes: readonly string[];
   /** Shown above the client (the onboarding embed's progress). */
   header?: SafeHtml;
+  /** An agent client (metadata document or dynamic registration): who it is, where it returns. */
+  agent?: AgentFacts;
+}
+
+export interface AgentFacts {
+  /** Not (yet) approved by an administrator: `Unverified app`. */
+  unverified: boolean;
+  /** The host of its client_id URL (metadata documents); null for dynamic registrations. */
+  clientIdHost: string | null;
+  /** The host the answer goes back to (this request's redirect_uri). */
+  redirectHost: string;
+  /** The redirect goes to the user's own computer (loopback). */
+  loopback: boolean;
+}
+
+/**
+ * What the user learns about an agent before allowing it (contract §17): whether an administrator
+ * verified it, the host that vouches for its identity, where the answer goes, and a warning when
+ * that is an app on this computer (anything running there could receive it).
+ */
+function agentFacts(agent: AgentFacts): SafeHtml {
+  return html`${agent.unverified ? html`<div class="alert alert-warn" role="note"><strong>Unverified app</strong>: an administrator has not reviewed this app yet. Until then it can only be given read access.</div>` : ''}
+<dl class="agent-facts">
+${agent.clientIdHost ? html`<dt>Identified by</dt><dd>${agent.clientIdHost}</dd>` : html`<dt>Identified by</dt><dd>self-registered, no verified address</dd>`}
+<dt>Returns to</dt><dd>${agent.redirectHost}</dd>
+</dl>
+${agent.loopback ? html`<div class="alert alert-warn" role="note">This app receives your authorization on this computer (${agent.redirectHost}). Allow it only if you started it yourself.</div>` : ''}`;
 }
 
 /** Only absolute http(s) URLs are shown as links or images; anything else is left out. */
@@ -44,6 +71,7 @@ export function consentPage(view: ConsentView): SafeHtml {
   return html`${view.header ?? ''}${clientHeader(client)}
 <h1>${client.name} wants to access your account</h1>
 <p class="account">Signed in as <strong>${view.account}</strong></p>
+${view.agent ? agentFacts(view.agent) : ''}
 <p id="scopes-title">This will allow ${client.name} to:</p>
 <ul class="scopes" aria-labelledby="scopes-title">
 ${scopeItems(view)}

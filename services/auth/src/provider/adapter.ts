@@ -204,22 +204,34 @@ class TokenStoreAdapter implements Adapter {
   }
 }
 
-/** Clients are read-only here: loaded from the database, shared with the request's own checks. */
+/** What a dynamic client registration (RFC 7591) stores: agents/registration.ts. */
+export type RecordRegisteredClient = (clientId: string, metadata: AdapterPayload) => Promise<void>;
+
+/**
+ * Clients come from the database, shared with the request's own checks. An agent known by its
+ * metadata document is not handed over from its row: oidc-provider resolves it from the document
+ * itself (its cache, or a fetch), which stays authoritative. The only write is a dynamic
+ * registration, when it is on.
+ */
 class DatabaseClientAdapter implements Adapter {
   readonly load: ClientLoader;
+  readonly register: RecordRegisteredClient | undefined;
 
-  constructor(load: ClientLoader) {
+  constructor(load: ClientLoader, register: RecordRegisteredClient | undefined) {
     this.load = load;
+    this.register = register;
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
     const state = Provider.ctx?.state as Record<string, unknown> | undefined;
     const client = await this.load(state, id);
-    return client ? (clientMetadata(client) as AdapterPayload) : undefined;
+    if (!client || client.registration === 'metadata_document') return undefined;
+    return clientMetadata(client) as AdapterPayload;
   }
 
-  async upsert(): Promise<void> {
-    throw new Error('clients are managed in the database, not through oidc-provider');
+  async upsert(id: string, payload: AdapterPayload): Promise<void> {
+    if (!this.register) throw new Error('clients are managed in the database, not through oidc-provider');
+    await this.register(id, payload);
   }
   async findByUid(): Promise<undefined> {
     return undefined;
@@ -233,7 +245,11 @@ class DatabaseClientAdapter implements Adapter {
 }
 
 /** The `adapter` of the provider configuration: a factory called once per model name. */
-export function adapterFactory(store: TokenStore, loadClient: ClientLoader): (name: string) => Adapter {
+export function adapterFactory(
+  store: TokenStore,
+  loadClient: ClientLoader,
+  register?: RecordRegisteredClient,
+): (name: string) => Adapter {
   return (name) =>
-    name === 'Client' ? new DatabaseClientAdapter(loadClient) : new TokenStoreAdapter(store, name);
+    name === 'Client' ? new DatabaseClientAdapter(loadClient, register) : new TokenStoreAdapter(store, name);
 }

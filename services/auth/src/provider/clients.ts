@@ -73,6 +73,15 @@ export class ClientDirectory {
     return loading;
   };
 
+  /** The client again, after this request changed it (its version was bumped by the write). */
+  reload(
+    state: Record<string, unknown> | undefined,
+    clientId: string,
+  ): Promise<OAuthClientWithSecrets | null> {
+    if (state) requestMemo(state).delete(clientId);
+    return this.load(state, clientId);
+  }
+
   /** Records how the request resolved the client (when its version came with another read). */
   remember(
     state: Record<string, unknown>,

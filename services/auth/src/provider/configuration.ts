@@ -1,13 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { Knex } from 'knex';
+import type { Config } from '@sched/kit/config';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { EMBED_PARAMS, isEmbedParams } from '../embed-flow/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
 import { ID_TOKEN_TTL, type SigningAlg } from '../keys/signing-keys.ts';
 import { PATHS, interactionPath } from '../paths.ts';
+import { agentProviderOptions, validateAgentMetadata } from './agent-options.ts';
 import { findAccount } from './account.ts';
-import { adapterFactory } from './adapter.ts';
+import { adapterFactory, type RecordRegisteredClient } from './adapter.ts';
 import type { ClientLoader } from './clients.ts';
 import { grantIsLegacy, loadExistingGrant } from './grants.ts';
 import { resourceIndicators } from './resources.ts';
@@ -45,6 +47,10 @@ export interface ProviderConfigurationInput {
   tokenTtl: { accessToken: number; refreshToken: number };
   /** BASE_URL: the resource API and its MCP server are the two resources (RFC 8707) tokens may name. */
   baseUrl: string;
+  /** Agent clients: metadata documents and dynamic registration (agents/). */
+  agents: Config['agents'];
+  outboundPrivateNetworks: boolean;
+  registerClient: RecordRegisteredClient;
 }
 
 /**
@@ -66,13 +72,15 @@ const CLAIMS = {
  * oidc-provider as an OAuth 2.0 authorization server with OpenID Connect on top: authorization code
  * (+ PKCE) and refresh token grants, opaque access tokens in the token store, ID tokens when
  * `openid` is granted (claims of `profile` and `email` in them and at userinfo), JWKS from the
- * database's keys (keys/), audiences by resource indicators (resources.ts); no logout, dynamic
- * registration, PAR or DPoP; our own interaction pages.
+ * database's keys (keys/), audiences by resource indicators (resources.ts); agent clients by
+ * metadata document and, when on, dynamic registration (agents/); no logout, PAR or DPoP; our own
+ * interaction pages.
  */
 export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
   const cookie = { httpOnly: true, sameSite: 'lax' as const, secure: input.secureCookies };
+  const agents = agentProviderOptions(input.agents, input.outboundPrivateNetworks);
   return {
-    adapter: adapterFactory(input.store, input.loadClient),
+    adapter: adapterFactory(input.store, input.loadClient, input.registerClient),
     findAccount: findAccount(input.knex),
     clients: [],
     // Replaced by the database's keys before anything is signed or published (keys/key-ring.ts).
@@ -86,7 +94,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     scopes: [...PROVIDER_SCOPES],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     allowOmittingSingleRegisteredRedirectUri: false,
-    extraClientMetadata: { properties: ['secret_hashes'] },
+    extraClientMetadata: { properties: ['secret_hashes'], validator: validateAgentMetadata },
+    fetch: agents.fetch,
+    fetchResponseBodyLimits: agents.fetchResponseBodyLimits,
     pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
     ttl: { ...TTL, AccessToken: input.tokenTtl.accessToken, RefreshToken: input.tokenTtl.refreshToken },
     rotateRefreshToken: true,
@@ -107,6 +117,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       authorization: PATHS.authorize,
       token: PATHS.token,
       revocation: PATHS.revoke,
+      registration: PATHS.register,
       jwks: PATHS.jwks,
       userinfo: PATHS.userinfo,
       // Not served (see isProviderRoute); kept under our prefix all the same.
@@ -121,7 +132,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
       dPoP: { enabled: false },
       introspection: { enabled: false },
       clientCredentials: { enabled: false },
-      registration: { enabled: false },
+      ...agents.features,
       claimsParameter: { enabled: false },
       revocation: {
         enabled: true,

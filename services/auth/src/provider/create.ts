@@ -7,6 +7,7 @@ import Provider from 'oidc-provider';
 import { applyFramedCookieAttributes } from '../embed-flow/cookies.ts';
 import { EMBED_RESPONSE_MODE } from '../embed-flow/flow.ts';
 import { embedResponseMode } from '../embed-flow/response-mode.ts';
+import type { RecordRegisteredClient } from './adapter.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
@@ -16,7 +17,11 @@ import { tagTokenIdsWithTheirGrant } from './token-ids.ts';
  * The oidc-provider instance. It is itself the Koa app of the authorization server: our pages and
  * endpoint wrappers are mounted in front of its router with `provider.use` (app.ts).
  */
-export function createProvider(runtime: Runtime, loadClient: ClientLoader): Provider {
+export function createProvider(
+  runtime: Runtime,
+  loadClient: ClientLoader,
+  registerClient: RecordRegisteredClient,
+): Provider {
   const { config, logger } = runtime;
   const secureCookies = new URL(config.appUrl).protocol === 'https:';
   const provider = new Provider(
@@ -30,6 +35,9 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
       signingAlg: config.idTokenSigningAlg,
       tokenTtl: config.tokenTtl,
       baseUrl: config.baseUrl,
+      agents: config.agents,
+      outboundPrivateNetworks: config.outboundPrivateNetworks,
+      registerClient,
     }),
   );
   provider.proxy = config.trustProxy;

@@ -172,7 +172,9 @@ export async function organizationExists(knex: Knex, organizationId: number): Pr
   return (await knex('organizations').where({ id: organizationId }).first('id')) !== undefined;
 }
 
-export async function findUserEmail(knex: Knex, userId: number): Promise<string | null> {
+export async function findUserEmail(knex: Knex, userId: number | null): Promise<string | null> {
+  // Agent clients have no owner.
+  if (userId === null) return null;
   const row = (await knex('users').where({ id: userId }).first('email')) as { email: string } | undefined;
   return row?.email ?? null;
 }

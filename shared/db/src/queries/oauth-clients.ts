@@ -21,6 +21,14 @@ export type { VersionBumper } from '../versions.ts';
 export const CLIENT_TYPES = ['confidential', 'public'] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
+/**
+ * How a client came to be: in settings, by API or the CLI (`settings`, the seed's clients), as an
+ * agent identified by its Client ID Metadata Document URL (`metadata_document`), or by dynamic
+ * registration (`dynamic`). The last two are agent clients (migration 0017).
+ */
+export const CLIENT_REGISTRATIONS = ['settings', 'metadata_document', 'dynamic'] as const;
+export type ClientRegistration = (typeof CLIENT_REGISTRATIONS)[number];
+
 export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;
 export type ClientReviewStatus = (typeof REVIEW_STATUSES)[number];
 
@@ -34,7 +42,8 @@ export const PUBLIC_CLIENT_SECRET_MESSAGE = 'Public clients do not use client se
 
 export interface OAuthClient {
   id: string;
-  ownerUserId: number;
+  /** Null for agent clients (they register themselves). */
+  ownerUserId: number | null;
   organizationId: number | null;
   name: string;
   logo: string | null;
@@ -43,6 +52,7 @@ export interface OAuthClient {
   redirectUris: string[];
   scopes: string[];
   clientType: ClientType;
+  registration: ClientRegistration;
   reviewStatus: ClientReviewStatus;
   rejectionReason: string | null;
   reviewedAt: Date | null;
@@ -88,6 +98,7 @@ export const CLIENT_COLUMNS = [
   'redirect_uris',
   'scopes',
   'client_type',
+  'registration',
   'review_status',
   'rejection_reason',
   'reviewed_at',
@@ -105,7 +116,7 @@ export const CLIENT_COLUMNS = [
 
 export interface ClientRow {
   id: string;
-  owner_user_id: number | string;
+  owner_user_id: number | string | null;
   organization_id: number | string | null;
   name: string;
   logo: string | null;
@@ -114,6 +125,7 @@ export interface ClientRow {
   redirect_uris: string[] | null;
   scopes: string[] | null;
   client_type: string;
+  registration: string;
   review_status: string;
   rejection_reason: string | null;
   reviewed_at: Date | null;
@@ -135,7 +147,7 @@ const numberOrNull = (value: number | string | null): number | null =>
 export function mapClient(row: ClientRow): OAuthClient {
   return {
     id: row.id,
-    ownerUserId: Number(row.owner_user_id),
+    ownerUserId: numberOrNull(row.owner_user_id),
     organizationId: numberOrNull(row.organization_id),
     name: row.name,
     logo: row.logo,
@@ -144,6 +156,7 @@ export function mapClient(row: ClientRow): OAuthClient {
     redirectUris: row.redirect_uris ?? [],
     scopes: row.scopes ?? [],
     clientType: row.client_type as ClientType,
+    registration: row.registration as ClientRegistration,
     reviewStatus: row.review_status as ClientReviewStatus,
     rejectionReason: row.rejection_reason,
     reviewedAt: row.reviewed_at,
@@ -167,10 +180,14 @@ export const clientVersionKey = (clientId: string): string => `client:${clientId
 export const bumpClientVersion = (knex: Knex, versions: VersionBumper, clientId: string): Promise<void> =>
   bumpAfterWrite(knex, versions, [clientVersionKey(clientId)]);
 
-/** Client ids are url-safe random strings (check constraint); anything else cannot exist. */
+/**
+ * Client ids are url-safe random strings, or the https URL of an agent's metadata document (check
+ * constraint of migration 0017); anything else cannot exist.
+ */
 const CLIENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const DOCUMENT_CLIENT_ID = /^https:\/\/[^\s#]{1,992}$/;
 export const isWellFormedClientId = (id: unknown): id is string =>
-  typeof id === 'string' && CLIENT_ID.test(id);
+  typeof id === 'string' && (CLIENT_ID.test(id) || DOCUMENT_CLIENT_ID.test(id));
 
 export async function findOAuthClient(knex: Knex, id: string): Promise<OAuthClient | null> {
   if (!isWellFormedClientId(id)) return null;

@@ -1,6 +1,6 @@
 import { presentClients, presentOne } from '@sched/clients/present';
 import { approve, listForReview, reject } from '@sched/clients/review';
-import { clientIdParams, rejectBody, reviewStatusQuery } from '@sched/clients/schemas';
+import { rejectBody, reviewClientIdParams, reviewStatusQuery } from '@sched/clients/schemas';
 import { z } from 'zod';
 import { actorOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
@@ -34,7 +34,7 @@ export const approveClientRoute = defineRoute({
   summary: 'Approves a pending OAuth client and e-mails its owner',
   tags: TAGS,
   auth: 'admin',
-  params: clientIdParams,
+  params: reviewClientIdParams,
   response: {
     status: 200,
     description: 'The approved client',
@@ -53,7 +53,7 @@ export const rejectClientRoute = defineRoute({
   summary: 'Rejects a pending OAuth client with a reason and e-mails its owner',
   tags: TAGS,
   auth: 'admin',
-  params: clientIdParams,
+  params: reviewClientIdParams,
   body: named('RejectOAuthClientRequest', rejectBody, {
     reason: 'The redirect URI does not belong to the website',
   }),

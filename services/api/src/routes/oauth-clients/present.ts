@@ -22,8 +22,15 @@ export const clientOutput = named(
     purpose: z.string().nullable(),
     redirectUris: z.array(z.string()),
     organizationId: z.int().nullable(),
-    ownerUserId: z.int(),
+    ownerUserId: z
+      .int()
+      .nullable()
+      .meta({ description: 'null for agent clients (they register themselves)' }),
     clientType: z.enum(['confidential', 'public']),
+    registration: z.enum(['settings', 'metadata_document', 'dynamic']).meta({
+      description:
+        'settings: made in settings, by API or CLI; metadata_document: an agent whose client_id is the URL of its client metadata document; dynamic: dynamic client registration',
+    }),
     reviewStatus: z.enum(['PENDING', 'APPROVED', 'REJECTED']),
     rejectionReason: z.string().nullable(),
     isLegacy: z.boolean(),
@@ -49,6 +56,7 @@ export const clientOutput = named(
     organizationId: null,
     ownerUserId: 5,
     clientType: 'confidential',
+    registration: 'settings',
     reviewStatus: 'APPROVED',
     rejectionReason: null,
     isLegacy: false,
