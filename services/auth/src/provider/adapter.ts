@@ -204,7 +204,11 @@ class TokenStoreAdapter implements Adapter {
   }
 }
 
-/** Clients are read-only here: loaded from the database, shared with the request's own checks. */
+/**
+ * Clients are read-only here: loaded from the database, shared with the request's own checks.
+ * oidc-provider's `Client.find` no longer comes here (client-instances.ts builds clients once per
+ * version); this stays the library's `Client.adapter`, so nothing falls back to its memory store.
+ */
 class DatabaseClientAdapter implements Adapter {
   readonly load: ClientLoader;
 

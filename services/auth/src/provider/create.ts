@@ -7,6 +7,7 @@ import Provider from 'oidc-provider';
 import { applyFramedCookieAttributes } from '../embed-flow/cookies.ts';
 import { EMBED_RESPONSE_MODE } from '../embed-flow/flow.ts';
 import { embedResponseMode } from '../embed-flow/response-mode.ts';
+import { serveClientsFromDirectory } from './client-instances.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
@@ -32,6 +33,7 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
     }),
   );
   provider.proxy = config.trustProxy;
+  serveClientsFromDirectory(provider, loadClient);
   storeLegacyFlagOnGrants(provider);
   tagTokenIdsWithTheirGrant(provider);
   acceptAnyActiveSecret(provider);
