@@ -47,7 +47,7 @@ interface SealedAnswer extends TokenPayload {
   sealed: string;
 }
 
-/** What is sealed: the answer and when it was given (epoch ms), to count `expires_in` down. */
+/** What is sealed: the answer and when it was given (epoch ms), to count `expires_in` down (encodeSealed). */
 interface Sealed {
   answer: TokenAnswer;
   at: number;
@@ -106,10 +106,11 @@ export class RefreshWindow {
     const iv = this.#ivs.next();
     const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
     cipher.setAAD(additionalData(refreshToken, clientId));
-    const plain = JSON.stringify({ answer, at: Date.now() } satisfies Sealed);
-    const sealed = Buffer.concat([iv, cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+    const body = cipher.update(encodeSealed(answer, Date.now()), 'utf8');
+    cipher.final(); // GCM adds no bytes at the end; it computes the tag
+    const sealed = Buffer.concat([iv, body, cipher.getAuthTag()], IV_BYTES + body.length + TAG_BYTES);
     const payload: SealedAnswer = { kind: KEPT_ANSWER_MODEL, sealed: sealed.toString('base64url') };
-    return { ...this.ref(refreshToken), payload, expiresInSeconds: this.seconds };
+    return { model: KEPT_ANSWER_MODEL, id: refreshToken, payload, expiresInSeconds: this.seconds };
   }
 
   /**
@@ -129,7 +130,7 @@ export class RefreshWindow {
         decipher.setAAD(additionalData(refreshToken, clientId));
         decipher.setAuthTag(tag);
         const plain = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-        const { answer, at } = JSON.parse(plain) as Sealed;
+        const { answer, at } = decodeSealed(plain);
         return { ...answer, expires_in: remaining(answer.expires_in, at) };
       } catch {
         // Another key, another client, or not ours: try the next key.
@@ -137,6 +138,42 @@ export class RefreshWindow {
     }
     return undefined;
   }
+}
+
+/**
+ * The sealed text: one line per member (`at`, `expires_in`, `scope`, access, refresh and ID
+ * token), as cheap to write and read as it gets; tokens and scopes never hold a line break. An
+ * answer that does not fit the lines (never seen: a refresh without a successor refresh token, a
+ * non-numeric `expires_in`) is sealed as JSON, as every answer was before; `decodeSealed` tells
+ * the two apart by the first character, so answers kept by an older process still open.
+ */
+function encodeSealed(answer: TokenAnswer, at: number): string {
+  const { access_token, refresh_token, expires_in, scope, id_token = '' } = answer;
+  if (
+    typeof refresh_token === 'string' &&
+    typeof expires_in === 'number' &&
+    !LINE_BREAK.test(scope + access_token + refresh_token + id_token)
+  ) {
+    return `${at}\n${expires_in}\n${scope}\n${access_token}\n${refresh_token}\n${id_token}`;
+  }
+  return JSON.stringify({ answer, at } satisfies Sealed);
+}
+
+const SEALED_LINES = 6;
+const LINE_BREAK = /\n/;
+
+function decodeSealed(plain: string): Sealed {
+  if (plain.startsWith('{')) return JSON.parse(plain) as Sealed;
+  const [at, expiresIn, scope, accessToken, refreshToken, idToken] = plain.split('\n', SEALED_LINES);
+  const answer: TokenAnswer = {
+    access_token: accessToken!,
+    refresh_token: refreshToken,
+    token_type: 'bearer',
+    expires_in: Number(expiresIn),
+    scope: scope!,
+  };
+  if (idToken) answer.id_token = idToken;
+  return { answer, at: Number(at) };
 }
 
 function additionalData(refreshToken: string, clientId: string): Buffer {
