@@ -7,7 +7,7 @@ import { setUpProbeApi } from './helpers/second-api.ts';
 
 /**
  * What requests reach which route. The API groups its routes by first path segment (one router
- * per segment, routing/segments.ts, for speed); these answers are the ones a single router gave:
+ * compiled once, routing/route-table.ts, for speed); these answers are the ones @koa/router gave:
  * 405 with Allow for another method of a known path, OPTIONS, paths matched without case, the
  * docs routes, 404 for unknown segments, and the first declared route winning within a segment.
  */
@@ -28,7 +28,22 @@ const probe = (path: string, tag: string, method: 'GET' | 'POST' | 'DELETE' = 'G
     handler: async () => ({ data: tag }),
   });
 
+/** Answers its decoded parameter. */
+const echo = defineRoute({
+  method: 'GET',
+  path: '/echo/:value/tail',
+  summary: 'echo',
+  tags: ['Probe'],
+  auth: 'public',
+  params: z.object({ value: z.string() }),
+  response: { status: 200, description: 'the parameter', schema: probeTag },
+  handler: async ({ params }) => ({ data: params.value }),
+});
+
 const probeRoutes = [
+  echo,
+  probe('/order/:anything', 'param-first'),
+  probe('/order/literal', 'literal-second'),
   probe('/things/fixed', 'fixed'),
   probe('/things/:thingId', 'by-id'),
   probe('/things/:thingId', 'delete', 'DELETE'),
@@ -74,4 +89,24 @@ test('unknown paths are 404 envelopes; the docs routes are served', async (t) =>
   }
   t.is((await send('GET', '/v2/openapi.json')).status, 200);
   t.is((await send('GET', '/v2/docs')).status, 200);
+});
+
+test('declaration order decides, not specificity: a parameter route declared first wins', async (t) => {
+  t.is((await send('GET', '/v2/order/literal')).text, '{"status":"success","data":"param-first"}');
+});
+
+test('parameters are percent-decoded; empty segments match no parameter', async (t) => {
+  t.is((await send('GET', '/v2/echo/a%20b%C3%A9/tail')).text, '{"status":"success","data":"a bé"}');
+  t.is((await send('GET', '/v2/ECHO/x/TAIL/')).text, '{"status":"success","data":"x"}');
+  t.is((await send('GET', '/v2/echo//tail')).status, 404);
+  t.is((await send('GET', '/v2/echo/x/tail/more')).status, 404);
+});
+
+test('a GET route answers HEAD; a method no route implements is 501 with Allow', async (t) => {
+  const head = await send('HEAD', '/v2/other');
+  t.is(head.status, 200);
+  t.is(head.text, '');
+  const trace = await fetch(`${server.url}/v2/other`, { method: 'PROPFIND' });
+  t.is(trace.status, 501);
+  t.deepEqual(trace.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
 });

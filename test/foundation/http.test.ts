@@ -39,6 +39,16 @@ test('an incoming request id is echoed; a malformed one is replaced', async (t) 
   t.not(replaced.headers.get('x-request-id'), 'bad id <script>');
 });
 
+test('generated request ids differ from request to request and are valid ids', async (t) => {
+  const ids = new Set<string>();
+  for (let i = 0; i < 5; i++) {
+    const id = (await fetch(`${system.url}/v2/x`)).headers.get('x-request-id')!;
+    t.regex(id, /^[A-Za-z0-9._:-]{1,128}$/);
+    ids.add(id);
+  }
+  t.is(ids.size, 5);
+});
+
 test('malformed JSON is a 400 in the envelope, not a 500', async (t) => {
   const response = await fetch(`${system.url}/v2/teams`, {
     method: 'POST',

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import { errorEnvelope } from '@sched/kit/http/error-envelope';
 import { bearerCors } from '@sched/kit/http/cors';
 import { requestContext } from '@sched/kit/http/request-context';
@@ -12,7 +11,7 @@ import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
 import { mountRoutes } from './pipeline/mount.ts';
 import type { AnyRoute } from './routing/route.ts';
-import { RoutersBySegment } from './routing/segments.ts';
+import { RouteTable } from './routing/route-table.ts';
 
 /**
  * The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
@@ -21,11 +20,10 @@ import { RoutersBySegment } from './routing/segments.ts';
 export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = routes): Koa {
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
-  const routers = new RoutersBySegment('/v2');
-  mountRoutes(routers, routeList, deps);
-  const docs = new Router({ prefix: '/v2' });
-  mountDocs(docs, routeList, deps.config);
-  routers.adopt(docs);
+  // Compiled once: routes, then the docs (a route declared with the same path would win).
+  const table = new RouteTable('/v2');
+  mountRoutes(table, routeList, deps);
+  mountDocs(table, routeList, deps.config);
 
   app.use(requestContext('api', deps.logger, { accessLog: deps.config.accessLog }));
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
@@ -34,7 +32,6 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.use(errorEnvelope(dataErrorToAppError));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
-  app.use(routers.routes());
-  app.use(routers.allowedMethods());
+  app.use(table.middleware());
   return app;
 }

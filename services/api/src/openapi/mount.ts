@@ -1,13 +1,13 @@
-import type Router from '@koa/router';
 import type { Config } from '@sched/kit/config';
 import type { Context } from 'koa';
 import type { AnyRoute } from '../routing/route.ts';
+import type { RouteTable } from '../routing/route-table.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { buildOpenApiDocument } from './document.ts';
 
 /** GET /v2/openapi.json and GET /v2/docs (public), generated once from the route declarations. */
 export function mountDocs(
-  router: Router,
+  table: RouteTable,
   routes: readonly AnyRoute[],
   config: Pick<Config, 'appUrl' | 'baseUrl'>,
 ) {
@@ -17,11 +17,11 @@ export function mountDocs(
     json ??= JSON.stringify(buildOpenApiDocument(routes, config));
     return json;
   };
-  router.get('/openapi.json', (ctx: Context) => {
+  table.get('/openapi.json', (ctx: Context) => {
     ctx.type = 'application/json';
     ctx.body = documentText();
   });
-  router.get('/docs', (ctx: Context) => {
+  table.get('/docs', (ctx: Context) => {
     html ??= renderDocsPage(routes, JSON.parse(documentText()));
     ctx.type = 'text/html; charset=utf-8';
     // The page has no script; inline styles only.

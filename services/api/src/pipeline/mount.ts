@@ -7,7 +7,7 @@ import { enforceRouteLimit } from '../auth/rate-limit.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
-import type { RoutersBySegment } from '../routing/segments.ts';
+import type { RouteTable } from '../routing/route-table.ts';
 import { validatePart } from '../routing/validate.ts';
 import { checkResult } from './response-check.ts';
 
@@ -28,67 +28,58 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
-export function mountRoutes(
-  routers: RoutersBySegment,
-  routes: readonly AnyRoute[],
-  deps: Runtime,
-): AccessControl {
+export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps: Runtime): AccessControl {
   const control = createAccessControl(deps);
   const checkAnswers = deps.config.env !== 'production';
   for (const route of routes) {
     const plan = planTarget(route);
-    routers.routerFor(route.path).register(
-      route.path,
-      [route.method],
-      async (ctx: Context) => {
-        const rawParams = ctx.params as Record<string, string | undefined>;
-        // Steps that can answer from a cache return a value, not a promise, when they do: an await
-        // per step would cost a promise and a microtask turn on every request of the hot path.
-        const pendingTarget = plan ? resolveTarget(plan, rawParams, control) : undefined;
-        const target = pendingTarget instanceof Promise ? await pendingTarget : pendingTarget;
-        const keys = route.versionKeys
-          ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
-          : (target?.versionKeys ?? NO_KEYS);
-        const { caller, versions } = await authenticate(ctx, route, control, keys);
-        authorizeCredential(route, caller);
-        if (route.auth === 'admin') await requireServiceAdmin(caller, control);
-        const params = validatePart(route.params, rawParams, 'params');
-        // No query string: nothing to parse (ctx.query would run the parser on '').
-        const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
-        const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
-        if (route.rateLimit) await enforceRouteLimit(route.rateLimit, caller, ctx, deps);
-        const pendingAccess = target
-          ? authorizeAccess(route, caller as UserCaller, target, versions, control)
-          : undefined;
-        const access = pendingAccess instanceof Promise ? await pendingAccess : pendingAccess;
-        const pendingResult = route.handler({
-          params,
-          query,
-          body,
-          caller,
-          access,
-          versions,
-          cache: control.routeCache,
-          deps,
-          ctx,
-        });
-        const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
-        if (checkAnswers) checkResult(route, result);
-        if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
-        ctx.status = result.status ?? 200;
-        if (ctx.status !== 204) {
-          // Serialized here, with the header Koa would give an object body: the same bytes, without
-          // Koa's object-body path (a content-type lookup and header removals per response).
-          if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
-          ctx.body = JSON.stringify(
-            result.pagination === undefined
-              ? { status: 'success', data: result.data ?? null }
-              : { status: 'success', data: result.data ?? null, pagination: result.pagination },
-          );
-        }
-      },
-      { name: `${route.method} ${route.path}` },
-    );
+    table.add(route.method, route.path, async (ctx: Context) => {
+      const rawParams = ctx.params as Record<string, string | undefined>;
+      // Steps that can answer from a cache return a value, not a promise, when they do: an await
+      // per step would cost a promise and a microtask turn on every request of the hot path.
+      const pendingTarget = plan ? resolveTarget(plan, rawParams, control) : undefined;
+      const target = pendingTarget instanceof Promise ? await pendingTarget : pendingTarget;
+      const keys = route.versionKeys
+        ? [...(target?.versionKeys ?? NO_KEYS), ...route.versionKeys(rawParams, control.routeCache)]
+        : (target?.versionKeys ?? NO_KEYS);
+      const { caller, versions } = await authenticate(ctx, route, control, keys);
+      authorizeCredential(route, caller);
+      if (route.auth === 'admin') await requireServiceAdmin(caller, control);
+      const params = validatePart(route.params, rawParams, 'params');
+      // No query string: nothing to parse (ctx.query would run the parser on '').
+      const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
+      const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
+      if (route.rateLimit) await enforceRouteLimit(route.rateLimit, caller, ctx, deps);
+      const pendingAccess = target
+        ? authorizeAccess(route, caller as UserCaller, target, versions, control)
+        : undefined;
+      const access = pendingAccess instanceof Promise ? await pendingAccess : pendingAccess;
+      const pendingResult = route.handler({
+        params,
+        query,
+        body,
+        caller,
+        access,
+        versions,
+        cache: control.routeCache,
+        deps,
+        ctx,
+      });
+      const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
+      if (checkAnswers) checkResult(route, result);
+      if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
+      ctx.status = result.status ?? 200;
+      if (ctx.status !== 204) {
+        // Serialized here, with the header Koa would give an object body: the same bytes, without
+        // Koa's object-body path (a content-type lookup and header removals per response).
+        if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+        ctx.body = JSON.stringify(
+          result.pagination === undefined
+            ? { status: 'success', data: result.data ?? null }
+            : { status: 'success', data: result.data ?? null, pagination: result.pagination },
+        );
+      }
+    });
   }
   return control;
 }
