@@ -18,9 +18,9 @@ import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store
  *
  * Encryption: AES-256-GCM with a key derived from each of `COOKIE_KEYS` (HKDF-SHA256, its own
  * salt and info, so no other use of those keys shares it): the first key seals, every key opens
- * (rotation as for cookies). A random 96-bit IV per answer; the additional data binds the sealed
- * answer to the refresh token and the client, so it cannot be moved to another record or opened
- * for another client. The store never holds the tokens in plain.
+ * (rotation as for cookies). A random 96-bit IV per answer; the sealed text starts with the refresh
+ * token and the client it answers (checked on opening), so it cannot be moved to another record or
+ * opened for another client. The store never holds the tokens in plain.
  */
 
 /** Model of the kept answers in the token store; the id is the consumed refresh token's. */
@@ -105,8 +105,13 @@ export class RefreshWindow {
   keep(refreshToken: string, clientId: string, answer: TokenAnswer): RecordWrite {
     const iv = this.#ivs.next();
     const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
-    cipher.setAAD(additionalData(refreshToken, clientId));
-    const body = cipher.update(encodeSealed(answer, Date.now()), 'utf8');
+    const lines = answerLines(refreshToken, clientId, answer, Date.now());
+    // An answer that does not fit the lines (not seen in practice) is sealed the earlier way.
+    if (lines === undefined) {
+      cipher.setAAD(additionalData(refreshToken, clientId));
+    }
+    const plain = lines ?? JSON.stringify({ answer, at: Date.now() } satisfies Sealed);
+    const body = cipher.update(plain, 'utf8');
     cipher.final(); // GCM adds no bytes at the end; it computes the tag
     const sealed = Buffer.concat([iv, body, cipher.getAuthTag()], IV_BYTES + body.length + TAG_BYTES);
     const payload: SealedAnswer = { kind: KEPT_ANSWER_MODEL, sealed: sealed.toString('base64url') };
@@ -124,16 +129,27 @@ export class RefreshWindow {
     const iv = bytes.subarray(0, IV_BYTES);
     const tag = bytes.subarray(bytes.length - TAG_BYTES);
     const body = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
+    const lines = this.#decrypt(iv, body, tag, undefined);
+    if (lines !== undefined) {
+      const sealed = fromLines(lines, refreshToken, clientId);
+      return sealed && { ...sealed.answer, expires_in: remaining(sealed.answer.expires_in, sealed.at) };
+    }
+    const json = this.#decrypt(iv, body, tag, additionalData(refreshToken, clientId));
+    if (json === undefined) return undefined;
+    const { answer, at } = JSON.parse(json) as Sealed;
+    return { ...answer, expires_in: remaining(answer.expires_in, at) };
+  }
+
+  /** The plain text, under any of the keys; undefined when none opens it (tag mismatch). */
+  #decrypt(iv: Buffer, body: Buffer, tag: Buffer, aad: Buffer | undefined): string | undefined {
     for (const key of this.#keys) {
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, iv);
-        decipher.setAAD(additionalData(refreshToken, clientId));
+        if (aad) decipher.setAAD(aad);
         decipher.setAuthTag(tag);
-        const plain = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-        const { answer, at } = decodeSealed(plain);
-        return { ...answer, expires_in: remaining(answer.expires_in, at) };
+        return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
       } catch {
-        // Another key, another client, or not ours: try the next key.
+        // Another key, or not ours: try the next key.
       }
     }
     return undefined;
@@ -141,33 +157,38 @@ export class RefreshWindow {
 }
 
 /**
- * The sealed text: one line per member (`at`, `expires_in`, `scope`, access, refresh and ID
- * token), as cheap to write and read as it gets; tokens and scopes never hold a line break. An
- * answer that does not fit the lines (never seen: a refresh without a successor refresh token, a
- * non-numeric `expires_in`) is sealed as JSON, as every answer was before; `decodeSealed` tells
- * the two apart by the first character, so answers kept by an older process still open.
+ * The sealed text: what it is bound to (the model, the refresh token, the client), then one line
+ * per member of the answer (`at`, `expires_in`, `scope`, access, refresh and ID token). The
+ * binding inside the sealed text is as strong as additional data (the GCM tag covers both) and
+ * costs less: no second input to the cipher. Tokens, scopes and client ids never hold a line
+ * break; an answer that does not fit (a refresh without a successor refresh token, a non-numeric
+ * `expires_in`: not seen in practice) gets undefined and is sealed as JSON with the binding as
+ * additional data, as every answer was before (so answers kept by an older process still open).
  */
-function encodeSealed(answer: TokenAnswer, at: number): string {
+function answerLines(refreshToken: string, clientId: string, answer: TokenAnswer, at: number) {
   const { access_token, refresh_token, expires_in, scope, id_token = '' } = answer;
   if (
-    typeof refresh_token === 'string' &&
-    typeof expires_in === 'number' &&
-    !LINE_BREAK.test(scope + access_token + refresh_token + id_token)
+    typeof refresh_token !== 'string' ||
+    typeof expires_in !== 'number' ||
+    [refreshToken, clientId, scope, access_token, refresh_token, id_token].some(hasLineBreak)
   ) {
-    return `${at}\n${expires_in}\n${scope}\n${access_token}\n${refresh_token}\n${id_token}`;
+    return undefined;
   }
-  return JSON.stringify({ answer, at } satisfies Sealed);
+  return `${KEPT_ANSWER_MODEL}\n${refreshToken}\n${clientId}\n${at}\n${expires_in}\n${scope}\n${access_token}\n${refresh_token}\n${id_token}`;
 }
 
-const SEALED_LINES = 6;
-const LINE_BREAK = /\n/;
+const hasLineBreak = (value: string) => value.includes('\n');
+const LINES = 9;
 
-function decodeSealed(plain: string): Sealed {
-  if (plain.startsWith('{')) return JSON.parse(plain) as Sealed;
-  const [at, expiresIn, scope, accessToken, refreshToken, idToken] = plain.split('\n', SEALED_LINES);
+/** The answer sealed by `answerLines`, if it is bound to this refresh token and this client. */
+function fromLines(plain: string, refreshToken: string, clientId: string): Sealed | undefined {
+  const lines = plain.split('\n', LINES);
+  const [model, boundToken, boundClient, at, expiresIn, scope, accessToken, successor, idToken] = lines;
+  if (lines.length !== LINES || model !== KEPT_ANSWER_MODEL) return undefined;
+  if (boundToken !== refreshToken || boundClient !== clientId) return undefined;
   const answer: TokenAnswer = {
     access_token: accessToken!,
-    refresh_token: refreshToken,
+    refresh_token: successor,
     token_type: 'bearer',
     expires_in: Number(expiresIn),
     scope: scope!,
