@@ -15,6 +15,7 @@ import * as signingKeys from './0013_signing_keys.ts';
 import * as resourceServers from './0014_resource_servers.ts';
 import * as auditAppendOnly from './0015_audit_append_only.ts';
 import * as userDisabled from './0016_user_disabled.ts';
+import * as calendarConnections from './0017_calendar_connections.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,4 +43,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0014_resource_servers', resourceServers],
   ['0015_audit_append_only', auditAppendOnly],
   ['0016_user_disabled', userDisabled],
+  ['0017_calendar_connections', calendarConnections],
 ];

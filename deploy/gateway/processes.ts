@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 import { FAIL_TIMEOUT_SECONDS, gatewayConfig } from './config.ts';
 
 /**
@@ -11,9 +12,11 @@ import { FAIL_TIMEOUT_SECONDS, gatewayConfig } from './config.ts';
  */
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const ENTRY = { auth: 'services/auth/src/main.ts', api: 'services/api/src/main.ts' } as const;
+// Each service through the launcher that runs `npm run build`'s compiled entry point while it is
+// up to date (else services/auth/src/main.ts, ...): a process starts faster and uses less memory.
+const LAUNCHER = 'services/launcher/bin/run.mjs';
 
-export type ServiceKind = keyof typeof ENTRY;
+export type ServiceKind = 'auth' | 'api';
 
 export interface GatewayOptions {
   auth: number;
@@ -177,7 +180,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Only the gateway reaches the processes: its X-Forwarded-* headers are the client's.
     TRUST_PROXY: 'true',
   });
-  if (options.migrate) await runToEnd(['services/launcher/src/cli.ts', 'migrate'], serviceEnv(0));
+  if (options.migrate) await runToEnd([LAUNCHER, 'cli', 'migrate'], serviceEnv(0));
 
   const make = async (kind: ServiceKind, count: number) => {
     const processes: ManagedProcess[] = [];
@@ -189,7 +192,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
             name: `${kind}-${i}`,
             port: servicePort,
             command: process.execPath,
-            args: [ENTRY[kind]],
+            // The production Node flags, as the Docker images and `npm start` run them.
+            args: [...SERVICE_NODE_FLAGS, LAUNCHER, kind],
             env: serviceEnv(servicePort),
             readyPath: '/health/ready',
           },

@@ -542,13 +542,16 @@ function casesOf(endpoint: Endpoint): Case[] {
 
 type Expected = { status: number; message?: string; challenge?: string };
 
+/** Every 403 names the API's protected resource metadata (RFC 9728). */
+const resourceMetadata = () => `resource_metadata="${system.url}/.well-known/oauth-protected-resource"`;
+
 function expected(endpoint: Endpoint, c: Case): Expected {
   // Endpoints naming no scope refuse every OAuth token, legacy included (contract section 7).
   if (c.credential.kind !== 'apiKey' && endpoint.scope === null) {
     return {
       status: 403,
       message: 'insufficient_scope: this endpoint is not available for third-party OAuth tokens',
-      challenge: 'Bearer error="insufficient_scope"',
+      challenge: `Bearer error="insufficient_scope", ${resourceMetadata()}`,
     };
   }
   if (c.credential.kind === 'oauth') {
@@ -558,7 +561,7 @@ function expected(endpoint: Endpoint, c: Case): Expected {
       return {
         status: 403,
         message: `insufficient_scope: token does not have the required scopes. Required: ${endpoint.scope}. Token has: ${scope}`,
-        challenge: 'Bearer error="insufficient_scope"',
+        challenge: `Bearer error="insufficient_scope", scope="${endpoint.scope}", ${resourceMetadata()}`,
       };
     }
   }

@@ -49,11 +49,17 @@ test.before(async () => {
 const token = (options: { userId?: number; scopes?: string[]; legacy?: boolean; expiresIn?: number } = {}) =>
   createTestAccessToken(system.stores, { userId: user.id, ...options });
 
+/** The challenge with the API's protected resource metadata (RFC 9728), as every 401 and 403 carries it. */
+const withMetadata = (challenge: string): string => {
+  const parameter = `resource_metadata="${system.url}/.well-known/oauth-protected-resource"`;
+  return challenge === 'Bearer' ? `Bearer ${parameter}` : `${challenge}, ${parameter}`;
+};
+
 function unauthorized(t: ExecutionContext, response: ApiResponse, challenge: string) {
   t.is(response.status, 401, JSON.stringify(response.body));
   t.is(response.body.status, 'error');
   t.is(response.body.error.code, 'Unauthorized');
-  t.is(response.headers.get('www-authenticate'), challenge);
+  t.is(response.headers.get('www-authenticate'), withMetadata(challenge));
   t.truthy(response.headers.get('x-request-id'));
 }
 
@@ -131,7 +137,10 @@ test('a missing scope: 403 with the exact message and insufficient_scope challen
     response.body.error.message,
     'insufficient_scope: token does not have the required scopes. Required: PROFILE_READ. Token has: PROFILE_WRITE, BOOKING_READ',
   );
-  t.is(response.headers.get('www-authenticate'), 'Bearer error="insufficient_scope"');
+  t.is(
+    response.headers.get('www-authenticate'),
+    withMetadata('Bearer error="insufficient_scope", scope="PROFILE_READ"'),
+  );
   const none = await call('PATCH', '/v2/me', { token: await token({ scopes: [] }), body: { name: 'x' } });
   t.is(
     none.body.error.message,
@@ -176,7 +185,7 @@ test('endpoints naming no scope refuse OAuth tokens of non-legacy clients', asyn
       response.body.error.message,
       'insufficient_scope: this endpoint is not available for third-party OAuth tokens',
     );
-    t.is(response.headers.get('www-authenticate'), 'Bearer error="insufficient_scope"');
+    t.is(response.headers.get('www-authenticate'), withMetadata('Bearer error="insufficient_scope"'));
   }
 });
 
@@ -200,7 +209,7 @@ test('legacy tokens skip scope checks; endpoints naming no scope refuse them lik
       response.body.error.message,
       'insufficient_scope: this endpoint is not available for third-party OAuth tokens',
     );
-    t.is(response.headers.get('www-authenticate'), 'Bearer error="insufficient_scope"');
+    t.is(response.headers.get('www-authenticate'), withMetadata('Bearer error="insufficient_scope"'));
   }
 });
 

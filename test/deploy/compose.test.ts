@@ -61,6 +61,7 @@ const SECRETS = [
   'REDIS_PASSWORD',
   'ADMIN_PASSWORD',
   'KEY_ENCRYPTION_KEY',
+  'ENCRYPTION_KEY',
   'METRICS_TOKEN',
 ];
 
@@ -78,6 +79,8 @@ const ROUTES: Record<string, 'auth' | 'api'> = {
   '/.well-known/': 'auth',
   '/v2/auth/oauth2/': 'auth',
   '/v2/': 'api',
+  // The MCP server (contract §17): one exact path.
+  '/mcp': 'api',
 };
 
 const APP_SERVICES = ['migrate', 'auth', 'api'] as const;
@@ -385,7 +388,8 @@ test('the Dockerfile: node:24-bookworm-slim, production dependencies only, non-r
   t.deepEqual(execForm(lastInstruction('all-in-one', 'CMD')), [...node, 'services/launcher/src/start.ts']);
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   // `exec`: npm's SIGTERM must reach the server, not a shell in between.
-  t.is(scripts['start'], ['exec', ...node, 'services/launcher/src/start.ts'].join(' '));
+  // Through the launcher that runs `npm run build`'s compiled entry point when it is up to date.
+  t.is(scripts['start'], ['exec', ...node, 'services/launcher/bin/run.mjs', 'start'].join(' '));
   t.deepEqual(execForm(lastInstruction('migrate', 'ENTRYPOINT')), ['node', 'services/launcher/src/cli.ts']);
   t.deepEqual(execForm(lastInstruction('migrate', 'CMD')), ['migrate']);
 });
@@ -464,7 +468,15 @@ test('the application containers get only variables the config module reads', (t
   const passed = new Set<string>();
   for (const name of APP_SERVICES) {
     const env = environmentOf(service(name));
-    for (const required of ['DATABASE_URL', 'REDIS_URL', 'COOKIE_KEYS', 'APP_URL', 'BASE_URL', 'PORT']) {
+    for (const required of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'COOKIE_KEYS',
+      'ENCRYPTION_KEY',
+      'APP_URL',
+      'BASE_URL',
+      'PORT',
+    ]) {
       t.true(env.has(required), `${name} gets ${required}`);
     }
     t.regex(env.get('DATABASE_URL') ?? '', /^postgres(ql)?:\/\/.*@postgres:5432\//, name);
@@ -587,8 +599,8 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
   );
   t.deepEqual(proxied, ROUTES);
   for (const location of locations) {
-    // Every proxied location is a prefix, except the landing page `/` itself.
-    if (location.proxyPass && location.path !== '/')
+    // Every proxied location is a prefix, except the landing page `/` and the MCP endpoint.
+    if (location.proxyPass && location.path !== '/' && location.path !== '/mcp')
       t.not(location.modifier, '=', `${location.path} is a prefix, not an exact match`);
   }
 
@@ -607,6 +619,9 @@ test('the gateway routes exactly the contract prefixes, to the right services', 
     ['/health/alive', undefined],
     ['/metrics', undefined],
     ['/', 'auth'],
+    ['/mcp', 'api'],
+    ['/mcpx', undefined],
+    ['/.well-known/oauth-protected-resource/mcp', 'auth'],
     ['/authx', undefined],
   ];
   for (const [uri, expected] of cases) {

@@ -79,6 +79,7 @@ withServers(
         DATABASE_URL: database.url,
         REDIS_URL: `${process.env.REDIS_URL!.replace(/\/\d*$/, '')}/9`,
         COOKIE_KEYS: 'run-gateway-test-key-0123456789abcdefgh',
+        ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
       }),
     );
     try {

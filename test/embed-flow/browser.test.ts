@@ -19,12 +19,20 @@ import { waitForMail } from '../support/mail.ts';
 import { setUpWorld } from '../support/world.ts';
 import { createEmbedClient, EMBED_PATH, embedUrl } from './helpers.ts';
 import { insertUser, type TestClient } from '../support/factories.ts';
+import { type FakeGoogle, startFakeGoogle } from '../support/fake-google.ts';
 
 const SHOTS = new URL('../../test-results/embed-flow/', import.meta.url);
 const SCOPE = ['PROFILE_READ', 'EVENT_TYPE_READ'];
 const FRAME_TITLE = 'Sign in to Scheduling and authorize access';
 
-const { system, smtp } = setUpWorld(test);
+// Google's endpoints point at a fake Google on loopback, so the calendar step can connect it.
+let google: FakeGoogle;
+const { system, smtp } = setUpWorld(test, {
+  env: async () => {
+    google = await startFakeGoogle();
+    return google.env;
+  },
+});
 let site: RunningExample;
 let otherSite: RunningExample;
 let client: TestClient;
@@ -51,6 +59,7 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
+  await google?.close();
   await browser?.close();
   await site?.close();
   await otherSite?.close();
@@ -169,7 +178,16 @@ test.serial(
       await fillProfile(frame, who);
       await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
       await shot(page, 'dark-3-calendar');
-      await frame.getByRole('radio', { name: 'Google Calendar' }).check();
+      // Google refuses frames: the step opens it in a new window, which ends on "connected".
+      const [window] = await Promise.all([
+        context.waitForEvent('page'),
+        frame.getByRole('link', { name: 'Connect Google Calendar' }).click(),
+      ]);
+      await window.getByRole('heading', { name: 'Google Calendar connected' }).waitFor();
+      await window.close();
+      await frame.getByRole('link', { name: 'Refresh' }).click();
+      await frame.getByText('Google Calendar: ada@example.com').waitFor();
+      await shot(page, 'dark-3-calendar-connected');
       await frame.getByRole('button', { name: 'Continue' }).click();
 
       await frame.getByRole('heading', { name: 'Acme Bookings wants to access your account' }).waitFor();

@@ -54,11 +54,12 @@ for (const [variable, env] of invalid) {
   });
 }
 
-test('a standalone service requires DATABASE_URL, REDIS_URL and COOKIE_KEYS', (t) => {
+test('a standalone service requires DATABASE_URL, REDIS_URL, COOKIE_KEYS and ENCRYPTION_KEY', (t) => {
   const base = {
     DATABASE_URL: 'postgres://db/x',
     REDIS_URL: 'redis://cache:6379',
     COOKIE_KEYS: 'k'.repeat(32),
+    ENCRYPTION_KEY: 'e'.repeat(32),
   };
   t.notThrows(() => requireStandaloneServers(loadConfig(base)));
   for (const missing of Object.keys(base)) {

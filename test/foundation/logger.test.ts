@@ -64,3 +64,21 @@ test('error codes stay visible', (t) => {
   createLogger({ level: 'info' }, stream).warn({ err: { code: 'ECONNREFUSED' } }, 'down');
   t.true(lines.join('').includes('ECONNREFUSED'));
 });
+
+test('calendar credentials never reach the log (contract §16)', (t) => {
+  const { stream, lines } = capture();
+  const logger = createLogger({ level: 'info', name: 'test' }, stream);
+  logger.warn(
+    {
+      connection: {
+        credentials: { serverUrl: 'https://dav.example.com', username: 'alex', password: 'dav-password' },
+        credentialsSealed: 'v1.sealed-blob',
+      },
+      oauth: { accessToken: 'ya29.access', refreshToken: '1//refresh' },
+    },
+    'calendar',
+  );
+  const text = lines.join('');
+  for (const secret of ['dav-password', 'v1.sealed-blob', 'ya29.access', '1//refresh'])
+    t.false(text.includes(secret), secret);
+});

@@ -101,6 +101,7 @@ test.before(async () => {
     PORT: String(port),
     APP_URL: `http://127.0.0.1:${port}`,
     COOKIE_KEYS: 'test-cookie-key-0123456789abcdefghijklmnop',
+    ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
     DATABASE_URL: database.url!,
     REDIS_URL: process.env.REDIS_URL!,
   });

@@ -25,6 +25,7 @@ for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
           DATABASE_URL: database!.url,
           REDIS_URL: process.env.REDIS_URL,
           COOKIE_KEYS: 'standalone-test-key-0123456789abcdefgh',
+          ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
           PORT: String(port),
           HOST: '127.0.0.1',
         }),

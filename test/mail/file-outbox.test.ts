@@ -79,8 +79,8 @@ test('the runtime mailer without SMTP_URL writes the message with both parts and
   const runtime = await openRuntime(
     { ...config, cookieKeys: ['x'.repeat(32)] },
     createLogger({ level: 'info' }, stream),
-    // The mailer needs no store; only close() is called.
-    { close: async () => {} } as unknown as Stores,
+    // The mailer needs no store; only close() is called (the calendar service holds an unused handle).
+    { close: async () => {}, db: {} } as unknown as Stores,
   );
   try {
     await runtime.mailer.send({

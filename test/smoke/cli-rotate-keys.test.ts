@@ -24,6 +24,7 @@ test.before(async () => {
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL,
       COOKIE_KEYS: 'smoke-cookie-key-0123456789abcdefghijklmnop',
+      ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
     });
   } else {
     env = childEnv(common);

@@ -21,7 +21,7 @@ test.after.always(async () => {
 const base = () => `http://127.0.0.1:${port}`;
 let firstUserId: number;
 
-// How fast it starts is measured by `npm run bench startup` (goal: ready within 15 s on the first
+// How fast it starts is measured by `npm run bench start` (goal: ready within 5 s on the first
 // start); here the deadline only stops a hang, so a loaded CI machine does not fail the test.
 const READY_DEADLINE_MS = 60_000;
 

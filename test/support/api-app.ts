@@ -5,7 +5,7 @@ import type { AnyRoute } from '@sched/api/routing/route';
 import type { Stores } from '@sched/db/stores';
 import type { Config } from '@sched/kit/config';
 import { createLogger, type Logger } from '@sched/kit/logger';
-import type { Runtime } from '@sched/runtime/runtime';
+import { openCalendars, type Runtime } from '@sched/runtime/runtime';
 
 /**
  * The runtime of an API app that a test or a benchmark builds on stores it already has: no mail
@@ -16,11 +16,17 @@ export function apiRuntime(
   stores: Stores,
   logger: Logger = createLogger({ level: 'silent' }),
 ): Runtime {
+  const runtimeConfig = {
+    ...config,
+    cookieKeys: ['test-cookie-key-0123456789abcdefghijklmnop'],
+    encryptionKey: config.encryptionKey ?? 'test-encryption-key-0123456789abcdefghijkl',
+  };
   return {
-    config: { ...config, cookieKeys: ['test-cookie-key-0123456789abcdefghijklmnop'] },
+    config: runtimeConfig,
     logger,
     stores,
     mailer: { send: async () => {}, close: () => {} },
+    calendars: openCalendars(runtimeConfig, logger, stores),
     close: async () => {},
   };
 }

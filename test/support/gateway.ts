@@ -24,6 +24,8 @@ export interface TestGatewayOptions {
   api: number;
   /** Extra environment of every service (RATE_LIMITS, ...). */
   env?: Record<string, string>;
+  /** A Redis of the caller's (a test cluster's redis+cluster:// URL); default: a redis-server of its own. */
+  redisUrl?: string;
 }
 
 export const gatewayAvailable = (): boolean => Boolean(process.env.DATABASE_URL);
@@ -31,23 +33,20 @@ export const gatewayAvailable = (): boolean => Boolean(process.env.DATABASE_URL)
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
   const dir = await tempDir('sched-gateway-');
   const database = await createTestDatabase();
-  const [redisPort] = await freePorts(1);
-  const redis = new RedisServerProcess(redisPort!, join(dir.path, 'redis'), [
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-  ]);
+  const [redisPort] = options.redisUrl ? [undefined] : await freePorts(1);
+  const redis = redisPort
+    ? new RedisServerProcess(redisPort, join(dir.path, 'redis'), ['--save', '', '--appendonly', 'no'])
+    : undefined;
   let gateway: Gateway | undefined;
   const stop = async () => {
     await gateway?.stop();
-    await redis.stop();
+    await redis?.stop();
     await database.drop();
     await dir.remove();
   };
   try {
-    await redis.start();
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    await redis?.start();
+    const redisUrl = options.redisUrl ?? `redis://127.0.0.1:${redisPort}`;
     gateway = await startGateway({
       auth: options.auth,
       api: options.api,
@@ -58,6 +57,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
         DATABASE_URL: database.url,
         REDIS_URL: redisUrl,
         COOKIE_KEYS: 'gateway-test-cookie-key-0123456789abcdef',
+        ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
         LOG_LEVEL: 'warn',
         ACCESS_LOG: 'false',
         ...options.env,

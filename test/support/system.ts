@@ -9,6 +9,7 @@ import { type Config, loadConfig } from '@sched/kit/config';
 import { metricsOptions } from '@sched/kit/boot';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
+import type { CalendarWriteWorkerOptions } from '@sched/runtime/calendar-write-worker';
 import type { TestFn } from 'ava';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { freePort } from './process.ts';
@@ -29,7 +30,15 @@ export interface TestSystem {
  * The whole system (auth + api on one origin) in this process, on its own database and Redis
  * prefix (real servers when DATABASE_URL / REDIS_URL are set, PGlite and the SQL store otherwise).
  */
-export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+export interface TestSystemOptions {
+  /** The calendar write worker's pace (calendar tests: a short interval and no backoff). */
+  calendarWrites?: CalendarWriteWorkerOptions;
+}
+
+export async function startTestSystem(
+  env: Record<string, string> = {},
+  options: TestSystemOptions = {},
+): Promise<TestSystem> {
   const database = await createTestDatabase();
   const redis = await createTestRedis();
   const tokenStore = redis
@@ -55,10 +64,14 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
     PORT: String(port),
     APP_URL: `http://127.0.0.1:${port}`,
     COOKIE_KEYS: 'test-cookie-key-0123456789abcdefghijklmnop',
+    ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
     ...env,
   });
   const logger = createLogger({ level: config.logLevel });
-  const service = await composeSystem(config, logger, { stores });
+  const service = await composeSystem(config, logger, {
+    stores,
+    ...(options.calendarWrites ? { calendarWrites: options.calendarWrites } : {}),
+  });
   const server = await startServiceServer({
     name: 'test',
     port,
@@ -95,11 +108,12 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
 export function setUpTestSystem<Context>(
   test: TestFn<Context>,
   env: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>) = {},
+  options: TestSystemOptions = {},
 ): TestSystem {
   return setUpForFile(
     test,
     'the test system',
-    async () => startTestSystem(typeof env === 'function' ? await env() : env),
+    async () => startTestSystem(typeof env === 'function' ? await env() : env, options),
     (system) => system.close(),
     {
       url: true,

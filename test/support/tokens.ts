@@ -13,6 +13,8 @@ export interface TestAccessTokenOptions {
   grantId?: string;
   /** Seconds until expiry (default 1800); zero or negative makes an already expired token. */
   expiresIn?: number;
+  /** The audience (RFC 8707 resource) it was issued for; none by default, as without `resource`. */
+  audience?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function createTestAccessToken(
     grantId,
     gty: 'authorization_code',
     extra: { legacy: options.legacy ?? false },
+    ...(options.audience === undefined ? {} : { aud: options.audience }),
   };
   await stores.tokenStore.upsert('AccessToken', token, payload, expiresIn);
   return token;

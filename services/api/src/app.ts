@@ -4,8 +4,11 @@ import { requestContext } from '@sched/kit/http/request-context';
 import { securityHeaders } from '@sched/kit/http/security-headers';
 import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
 import type { Runtime } from '@sched/runtime/runtime';
+import { calendarErrorToAppError } from '@sched/calendars/connect-errors';
 import Koa from 'koa';
+import { resourceMetadataChallenge } from './auth/resource-challenge.ts';
 import { dataErrorToAppError } from './errors/data-errors.ts';
+import { mcpEndpoint } from './mcp/endpoint.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
@@ -14,7 +17,7 @@ import type { AnyRoute } from './routing/route.ts';
 import { RouteTable } from './routing/route-table.ts';
 
 /**
- * The resource API as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
+ * The resource API (/v2) and its MCP server (/mcp) as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
  * `routeList` is every declared route unless given (tests mount declarations of their own).
  */
 export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = routes): Koa {
@@ -22,16 +25,19 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.silent = true; // errors are rendered and logged by errorEnvelope
   // Compiled once: routes, then the docs (a route declared with the same path would win).
   const table = new RouteTable('/v2');
-  mountRoutes(table, routeList, deps);
+  const control = mountRoutes(table, routeList, deps);
   mountDocs(table, routeList, deps.config);
 
   app.use(requestContext('api', deps.logger, { accessLog: deps.config.accessLog }));
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());
-  app.use(errorEnvelope(dataErrorToAppError));
+  app.use(resourceMetadataChallenge(control.resources));
+  app.use(errorEnvelope((error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error)));
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
+  // The MCP server (/mcp): tools from the same declarations, same caches (src/mcp/).
+  app.use(mcpEndpoint(routeList, control));
   app.use(table.middleware());
   return app;
 }

@@ -12,6 +12,12 @@ export const PATHS = {
   discovery: '/.well-known/oauth-authorization-server',
   /** OpenID Connect (contract §13): provider metadata, signing keys, userinfo. */
   openidDiscovery: '/.well-known/openid-configuration',
+  /**
+   * RFC 9728 metadata of the protected resources (contract §17): this path for the API
+   * (`{BASE_URL}`), with `/mcp` after it for the MCP server. Served here: the gateway sends
+   * /.well-known/* to this service.
+   */
+  protectedResource: '/.well-known/oauth-protected-resource',
   jwks: '/v2/auth/oauth2/jwks',
   userinfo: '/v2/auth/oauth2/userinfo',
   /** Sign-in, sign-up and consent of one authorization request: `${interaction}/:uid[/step]`. */
@@ -45,6 +51,12 @@ export const PATHS = {
   settingsApiKeys: '/auth/settings/api-keys',
   settingsConnectedApps: '/auth/settings/connected-apps',
   settingsDeleteAccount: '/auth/settings/delete-account',
+  /** Calendar connections (contract §16): list, CalDAV form, Google / Microsoft connect, selection, disconnect. */
+  settingsCalendars: '/auth/settings/calendars',
+  /** The onboarding step's window starts a Google / Microsoft connection here (`/:provider?ticket=`). */
+  calendarConnect: '/auth/calendars/connect',
+  /** Google / Microsoft send the browser back to `${calendarOAuth}/:provider/callback` (the redirect URI to register). */
+  calendarOAuth: '/auth/calendars/oauth',
   /** The profile page's script: filters the time-zone list as one types (optional). */
   settingsTimeZoneScript: '/auth/settings/assets/time-zones.js',
   /** OAuth clients of the signed-in user: list, create, edit, secrets, delete. */

@@ -7,10 +7,14 @@ import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import type { Stores } from '@sched/db/stores';
+import {
+  type CalendarWriteWorkerOptions,
+  startCalendarWriteWorker,
+} from '@sched/runtime/calendar-write-worker';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import { openRuntime } from '@sched/runtime/runtime';
 import { startControlSocket } from './control-socket.ts';
-import { loadOrCreateCookieKeys, lockDataDir } from './data-dir.ts';
+import { loadOrCreateCookieKeys, loadOrCreateEncryptionKey, lockDataDir } from './data-dir.ts';
 import { startTokenSweeper } from './token-sweeper.ts';
 
 /**
@@ -21,13 +25,14 @@ import { startTokenSweeper } from './token-sweeper.ts';
 export async function composeSystem(
   config: Config,
   logger: Logger,
-  options: { stores?: Stores } = {},
+  options: { stores?: Stores; calendarWrites?: CalendarWriteWorkerOptions } = {},
 ): Promise<BootedService> {
   const embedded = config.databaseUrl === undefined && options.stores === undefined;
   const releaseDataDir = embedded ? await lockDataDir(config.dataDir) : async () => {};
   try {
     const cookieKeys = config.cookieKeys ?? (await loadOrCreateCookieKeys(config.dataDir));
-    const runtime = await openRuntime({ ...config, cookieKeys }, logger, options.stores);
+    const encryptionKey = config.encryptionKey ?? (await loadOrCreateEncryptionKey(config.dataDir));
+    const runtime = await openRuntime({ ...config, cookieKeys, encryptionKey }, logger, options.stores);
     const { knex } = runtime.stores.db;
     const applied = await migrateLatest(knex);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -50,6 +55,7 @@ export async function composeSystem(
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
     const outbox = startOutboxWorker(runtime);
+    const calendarWrites = startCalendarWriteWorker(runtime, options.calendarWrites);
     return {
       handler: (req, res) =>
         isAuthPath((req.url ?? '/').split('?')[0] ?? '/') ? auth(req, res) : api(req, res),
@@ -60,6 +66,7 @@ export async function composeSystem(
         stopSweeper();
         // Drains: a batch being sent finishes before the database closes.
         await outbox.stop();
+        await calendarWrites.stop();
         await stopControlSocket();
         await runtime.close();
         await releaseDataDir();

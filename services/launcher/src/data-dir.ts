@@ -97,7 +97,25 @@ export async function loadOrCreateCookieKeys(dataDir: string): Promise<string[]>
     }
   }
   const cookieKeys = [randomBytes(32).toString('base64url')];
+  const others = (existing ? JSON.parse(existing) : {}) as Record<string, unknown>;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await writeFile(file, `${JSON.stringify({ cookieKeys }, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(file, `${JSON.stringify({ ...others, cookieKeys }, null, 2)}\n`, { mode: 0o600 });
   return cookieKeys;
+}
+
+/**
+ * ENCRYPTION_KEY for the all-in-one process when none is set (contract §16): generated once and
+ * kept in DATA_DIR/secrets.json beside the cookie keys, so calendar credentials stay readable
+ * across restarts and the data folder's backup (cli backup) carries it.
+ */
+export async function loadOrCreateEncryptionKey(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'secrets.json');
+  const existing = await readFile(file, 'utf8').catch(() => undefined);
+  const secrets = (existing ? JSON.parse(existing) : {}) as Record<string, unknown>;
+  if (typeof secrets.encryptionKey === 'string' && secrets.encryptionKey.length >= 32)
+    return secrets.encryptionKey;
+  const encryptionKey = randomBytes(32).toString('base64url');
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await writeFile(file, `${JSON.stringify({ ...secrets, encryptionKey }, null, 2)}\n`, { mode: 0o600 });
+  return encryptionKey;
 }

@@ -4,6 +4,7 @@ import {
   completePasswordReset,
   findUsablePasswordReset,
   insertPasswordResetToken,
+  type ResetLinkAuditAction,
 } from '@sched/db/queries/password-resets';
 import { findUserByEmail, findUserById, type User } from '@sched/db/queries/users';
 import { randomToken, sha256Hex } from '@sched/kit/secrets';
@@ -34,6 +35,7 @@ export async function createPasswordResetLink(
   appUrl: string,
   userId: number,
   audit?: AuditContext,
+  action?: ResetLinkAuditAction,
 ): Promise<string> {
   const token = randomToken(32);
   await insertPasswordResetToken(
@@ -44,13 +46,23 @@ export async function createPasswordResetLink(
       expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_SECONDS * 1000),
     },
     audit,
+    action,
   );
   return tokenLink(appUrl, ACCOUNT_PATHS.resetPassword, token);
 }
 
-/** Writes and sends a reset e-mail to the user now (the admin console's "Send reset link"). */
-export async function sendResetEmail(deps: AccountDeps, user: User): Promise<void> {
-  const link = await createPasswordResetLink(deps.stores.db.knex, deps.config.appUrl, user.id);
+/**
+ * Writes and sends a reset e-mail to the user now. With `audit` (the admin console's "Send reset
+ * link"), `user.reset_link_sent` is written in the link's own transaction.
+ */
+export async function sendResetEmail(deps: AccountDeps, user: User, audit?: AuditContext): Promise<void> {
+  const link = await createPasswordResetLink(
+    deps.stores.db.knex,
+    deps.config.appUrl,
+    user.id,
+    audit,
+    'user.reset_link_sent',
+  );
   await sendThroughOutbox(
     deps,
     linkMessage(user, {

@@ -59,11 +59,12 @@ const DATABASE_MESSAGES =
 
 /**
  * ioredis failures of a client without a usable connection, and Redis's answers while a master is
- * being replaced (Cluster: the slot has no master yet or moved; Sentinel: the node we reached is a
+ * being replaced (Cluster: the slot has no master yet or moved, a redirection the client gave up
+ * following while the nodes' slot maps still disagree; Sentinel: the node we reached is a
  * replica now; either: a node still loading its data).
  */
 const REDIS_MESSAGES =
-  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|Too many Cluster redirections|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN |READONLY |LOADING |MASTERDOWN )/;
+  /^(Stream isn't writeable|Connection is closed|Reached the max retries per request limit|Too many Cluster redirections|MOVED |ASK |Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available|CLUSTERDOWN |TRYAGAIN |READONLY |LOADING |MASTERDOWN )/;
 
 function describe(error: Error): string {
   const code = (error as { code?: unknown }).code;

@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import { BackendMonitor, backendFailure, connectionFailure, describeBackendError } from './availability.ts';
+import { seedFromTemplate } from './pglite-template.ts';
 
 export type { Knex };
 
@@ -145,7 +146,12 @@ function watchPool(knex: Knex, monitor: BackendMonitor): BackendMonitor {
 }
 
 async function openPglite(dir: string, log: OpenDatabaseOptions['log']): Promise<Database> {
-  if (!dir.startsWith('memory://')) await mkdir(dir, { recursive: true });
+  if (!dir.startsWith('memory://')) {
+    // A first start copies the build's ready-made database instead of running initdb (8 s and more).
+    if (await seedFromTemplate(dir))
+      log?.debug(`embedded database created from the build's template in ${dir}`);
+    await mkdir(dir, { recursive: true });
+  }
   let pglite: PGlite;
   try {
     pglite = await PGlite.create(dir);

@@ -18,7 +18,9 @@ export type RecordKind =
   | 'role'
   | 'eventType'
   | 'oauthClient'
-  | 'oauthClientSecret';
+  | 'oauthClientSecret'
+  | 'calendarConnection'
+  | 'calendar';
 
 /** The record (or one it needs, such as the user of a new membership) does not exist. */
 export class RecordNotFoundError extends DataError {

@@ -24,6 +24,29 @@ const urlWithProtocols = (protocols: string[]) =>
 
 const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
 
+/** A provider endpoint: http(s), no trailing slash (tests and proxies may use http on loopback). */
+const httpsOrLoopbackUrl = urlWithProtocols(['http:', 'https:']).transform((value) =>
+  value.replace(/\/+$/, ''),
+);
+
+/** A calendar provider our server is the OAuth client of (contract §16). */
+export interface GoogleProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  calendarApiUrl: string;
+  revokeUrl: string;
+}
+
+export interface MicrosoftProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  /** e.g. https://login.microsoftonline.com/common: /oauth2/v2.0/authorize and /token below it. */
+  authorityUrl: string;
+  graphUrl: string;
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -53,6 +76,7 @@ const EnvSchema = z.object({
     })
     .optional(),
   KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ID_TOKEN_SIGNING_ALG: z.enum(['ES256', 'RS256'], { message: 'must be ES256 or RS256' }).default('ES256'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   ADMIN_EMAIL: z.email().optional(),
@@ -100,10 +124,26 @@ const EnvSchema = z.object({
     .transform((value) => value === 'true' || value === '1')
     .default(true),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OUTBOUND_PRIVATE_NETWORKS: z
+    .enum(['allow', 'deny'], { message: 'must be allow or deny' })
+    .transform((value) => value === 'allow')
+    .default(false),
   METRICS_ENABLED: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .optional(),
+  // Calendar providers (contract §16): offered when the client id and secret are set; endpoints
+  // default to the public ones (sovereign clouds and proxies override them).
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_AUTH_URL: httpsOrLoopbackUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: httpsOrLoopbackUrl.default('https://oauth2.googleapis.com/token'),
+  GOOGLE_CALENDAR_API_URL: httpsOrLoopbackUrl.default('https://www.googleapis.com/calendar/v3'),
+  GOOGLE_REVOKE_URL: httpsOrLoopbackUrl.default('https://oauth2.googleapis.com/revoke'),
+  MICROSOFT_CLIENT_ID: z.string().min(1).optional(),
+  MICROSOFT_CLIENT_SECRET: z.string().min(1).optional(),
+  MICROSOFT_AUTHORITY_URL: httpsOrLoopbackUrl.default('https://login.microsoftonline.com/common'),
+  MICROSOFT_GRAPH_URL: httpsOrLoopbackUrl.default('https://graph.microsoft.com/v1.0'),
 });
 
 /**
@@ -136,6 +176,11 @@ export interface Config {
    * derived from COOKIE_KEYS (services/auth/src/keys/signing-keys.ts).
    */
   keyEncryptionKey: string | undefined;
+  /**
+   * Encrypts calendar credentials at rest (ENCRYPTION_KEY, AES-256-GCM). Undefined means "generate
+   * and persist one" in DATA_DIR (embedded mode only); the standalone services require it.
+   */
+  encryptionKey: string | undefined;
   /** Algorithm of new ID-token signing keys (ID_TOKEN_SIGNING_ALG, default ES256). */
   idTokenSigningAlg: 'ES256' | 'RS256';
   logLevel: LogLevel;
@@ -157,10 +202,20 @@ export interface Config {
   metrics: { token: string | undefined; enabled: boolean | undefined };
   /** One info line per request (ACCESS_LOG, default true). */
   accessLog: boolean;
+  /**
+   * OUTBOUND_PRIVATE_NETWORKS=allow: server-side fetches (CalDAV, client metadata documents) may
+   * reach loopback, private and other special-use addresses, and CalDAV may use http. Default deny.
+   */
+  outboundPrivateNetworks: boolean;
   /** Every rate limit (RATE_LIMITS over the defaults of `@sched/kit/rate-limits`). */
   rateLimits: RateLimits;
   /** Token lifetimes in seconds: ACCESS_TOKEN_TTL (default 1800), REFRESH_TOKEN_TTL (default 30 days). */
   tokenTtl: { accessToken: number; refreshToken: number };
+  /** Google Calendar and Microsoft 365: undefined unless both the client id and secret are set. */
+  calendarProviders: {
+    google: GoogleProviderConfig | undefined;
+    microsoft: MicrosoftProviderConfig | undefined;
+  };
 }
 
 /** Reads and validates the environment once; nothing else reads process.env. */
@@ -182,6 +237,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration: ${missing} must be set together with the other ADMIN_ variable`,
     );
   }
+  for (const provider of ['GOOGLE', 'MICROSOFT'] as const) {
+    const id = e[`${provider}_CLIENT_ID`];
+    const secret = e[`${provider}_CLIENT_SECRET`];
+    if ((id === undefined) !== (secret === undefined)) {
+      const missing = id === undefined ? `${provider}_CLIENT_ID` : `${provider}_CLIENT_SECRET`;
+      throw new ConfigError(
+        `Invalid configuration: ${missing} must be set together with the other ${provider}_CLIENT_ variable`,
+      );
+    }
+  }
   const defaultOrigin = `http://localhost:${e.PORT}`;
   const appUrl = e.APP_URL ?? e.BASE_URL ?? defaultOrigin;
   return {
@@ -197,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM,
     cookieKeys: e.COOKIE_KEYS,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
+    encryptionKey: e.ENCRYPTION_KEY,
     idTokenSigningAlg: e.ID_TOKEN_SIGNING_ALG,
     logLevel: e.LOG_LEVEL,
     bootstrapAdmin:
@@ -207,8 +273,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshReuseInterval: e.REFRESH_REUSE_INTERVAL,
     metrics: { token: e.METRICS_TOKEN, enabled: e.METRICS_ENABLED },
     accessLog: e.ACCESS_LOG,
+    outboundPrivateNetworks: e.OUTBOUND_PRIVATE_NETWORKS,
     rateLimits: e.RATE_LIMITS,
     tokenTtl: { accessToken: e.ACCESS_TOKEN_TTL, refreshToken: e.REFRESH_TOKEN_TTL },
+    calendarProviders: {
+      google:
+        e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: e.GOOGLE_CLIENT_ID,
+              clientSecret: e.GOOGLE_CLIENT_SECRET,
+              authUrl: e.GOOGLE_AUTH_URL,
+              tokenUrl: e.GOOGLE_TOKEN_URL,
+              calendarApiUrl: e.GOOGLE_CALENDAR_API_URL,
+              revokeUrl: e.GOOGLE_REVOKE_URL,
+            }
+          : undefined,
+      microsoft:
+        e.MICROSOFT_CLIENT_ID && e.MICROSOFT_CLIENT_SECRET
+          ? {
+              clientId: e.MICROSOFT_CLIENT_ID,
+              clientSecret: e.MICROSOFT_CLIENT_SECRET,
+              authorityUrl: e.MICROSOFT_AUTHORITY_URL,
+              graphUrl: e.MICROSOFT_GRAPH_URL,
+            }
+          : undefined,
+    },
   };
 }
 
@@ -217,11 +306,13 @@ export function requireStandaloneServers(config: Config): asserts config is Conf
   databaseUrl: string;
   redisUrl: string;
   cookieKeys: string[];
+  encryptionKey: string;
 } {
   for (const [name, value] of [
     ['DATABASE_URL', config.databaseUrl],
     ['REDIS_URL', config.redisUrl],
     ['COOKIE_KEYS', config.cookieKeys],
+    ['ENCRYPTION_KEY', config.encryptionKey],
   ] as const) {
     if (value === undefined) {
       throw new ConfigError(`Invalid configuration: ${name} is required when a service runs on its own`);

@@ -54,10 +54,17 @@ export class ForbiddenError extends AppError {
   }
 }
 
-/** 403 for a token lacking a scope; RFC 6750 asks for the error in WWW-Authenticate too. */
+/**
+ * 403 for a token lacking a scope; RFC 6750 asks for the error in WWW-Authenticate too, with the
+ * scopes the call needs (`scope`, so a client can step up: MCP authorization).
+ */
 export class InsufficientScopeError extends ForbiddenError {
-  constructor(message: string) {
-    super(message, { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' });
+  readonly scopes: readonly string[];
+
+  constructor(message: string, scopes: readonly string[] = []) {
+    const scope = scopes.length > 0 ? `, scope="${scopes.join(' ')}"` : '';
+    super(message, { 'WWW-Authenticate': `Bearer error="insufficient_scope"${scope}` });
+    this.scopes = scopes;
   }
 }
 

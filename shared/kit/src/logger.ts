@@ -18,6 +18,11 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.access_token',
   '*.refresh_token',
+  // Calendar connections (contract §16): no credential in any log line.
+  '*.credentials',
+  '*.credentialsSealed',
+  '*.accessToken',
+  '*.refreshToken',
   // Authorization codes only where requests carry them; `err.code` (ECONNREFUSED...) stays visible.
   'body.code',
   'query.code',

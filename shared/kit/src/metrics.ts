@@ -34,6 +34,20 @@ const mail = new Counter({
   registers: [register],
 });
 
+const calendarBusySkipped = new Counter({
+  name: 'calendar_busy_times_skipped_total',
+  help: 'Busy-time reads of a calendar connection left out of availability (provider error or slower than 3 s), by provider',
+  labelNames: ['provider'] as const,
+  registers: [register],
+});
+
+const calendarWrites = new Counter({
+  name: 'calendar_writes_total',
+  help: 'Calendar write attempts (create, move, delete of booking events) by outcome (done, retrying, failed = out of attempts)',
+  labelNames: ['outcome'] as const,
+  registers: [register],
+});
+
 /** Grant types a client may send are free text: anything unknown is counted as `other`. */
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
 
@@ -45,3 +59,8 @@ export const countSignInFailure = (reason: 'credentials' | 'locked'): void => si
 export const countRateLimitRefusal = (limit: string): void => rateLimitRefusals.inc({ limit });
 
 export const countMail = (outcome: 'sent' | 'retrying' | 'failed'): void => mail.inc({ outcome });
+
+export const countCalendarBusySkipped = (provider: string): void => calendarBusySkipped.inc({ provider });
+
+export const countCalendarWrite = (outcome: 'done' | 'retrying' | 'failed'): void =>
+  calendarWrites.inc({ outcome });

@@ -1,27 +1,41 @@
 import { join } from 'node:path';
+import { CredentialsBox } from '@sched/calendars/credentials-box';
+import { calendarFetch } from '@sched/calendars/outbound';
+import { type CalendarService, createCalendarService } from '@sched/calendars/service';
 import { type Stores, openStores } from '@sched/db/stores';
 import { bootService } from '@sched/kit/boot';
 import { type Config, requireStandaloneServers } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import { createMailer, type Mailer } from '@sched/kit/mailer';
 import type Koa from 'koa';
+import { startCalendarWriteWorker } from './calendar-write-worker.ts';
 import { startOutboxWorker } from './mail-outbox-worker.ts';
 
-/** Everything a service needs from the process: config, logging, data stores, mail. */
+export type RuntimeConfig = Config & { cookieKeys: string[] };
+
+/** Everything a service needs from the process: config, logging, data stores, mail, calendars. */
 export interface Runtime {
-  config: Config & { cookieKeys: string[] };
+  config: RuntimeConfig;
   logger: Logger;
   stores: Stores;
   mailer: Mailer;
+  calendars: CalendarService;
   close(): Promise<void>;
 }
 
+/** The calendar service of a runtime (connections, busy times, connectors). */
+export function openCalendars(config: RuntimeConfig, logger: Logger, stores: Stores): CalendarService {
+  return createCalendarService({
+    knex: stores.db.knex,
+    logger,
+    box: new CredentialsBox(config.encryptionKey),
+    fetch: calendarFetch(config.outboundPrivateNetworks),
+    providers: config.calendarProviders,
+  });
+}
+
 /** Opens the stores the config names, unless the caller hands in stores it opened (tests). */
-export async function openRuntime(
-  config: Config & { cookieKeys: string[] },
-  logger: Logger,
-  given?: Stores,
-): Promise<Runtime> {
+export async function openRuntime(config: RuntimeConfig, logger: Logger, given?: Stores): Promise<Runtime> {
   const stores =
     given ??
     (await openStores({
@@ -42,6 +56,7 @@ export async function openRuntime(
     logger,
     stores,
     mailer,
+    calendars: openCalendars(config, logger, stores),
     close: async () => {
       mailer.close();
       await stores.close();
@@ -56,11 +71,14 @@ export function runStandaloneService(name: string, createApp: (runtime: Runtime)
     const runtime = await openRuntime(config, logger);
     // Both services write review e-mails to the outbox; each replica retries failed ones.
     const outbox = startOutboxWorker(runtime);
+    // Bookings reach the hosts' calendars through the write queue; each replica works it.
+    const calendarWrites = startCalendarWriteWorker(runtime);
     return {
       handler: createApp(runtime).callback(),
       checks: runtime.stores.checks,
       onClose: async () => {
         await outbox.stop();
+        await calendarWrites.stop();
         await runtime.close();
       },
     };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { allocationCounter } from './allocation.ts';
+import { startAllocationProfile } from './allocation-profile.ts';
 import type { CloseRequest, ReadyMessage, StatsMessage, StatsRequest } from './protocol.ts';
 
 /**
@@ -57,6 +58,8 @@ export async function closePlain(...servers: Server[]): Promise<void> {
 }
 
 const allocated = allocationCounter();
+const profileFile = process.env.BENCH_ALLOCATION_PROFILE;
+const stopProfile = profileFile ? await startAllocationProfile(profileFile) : undefined;
 
 function stats(id: number): StatsMessage {
   const cpu = process.cpuUsage();
@@ -78,6 +81,7 @@ export function announceReady<T>(data: T, close: () => Promise<void>): void {
     if (closing) return;
     closing = true;
     try {
+      await stopProfile?.();
       await close();
     } finally {
       process.exit(0);

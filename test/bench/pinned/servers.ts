@@ -30,7 +30,7 @@ export interface StartOptions {
   /** Node flags; the production flags by default, so the benchmark measures what runs. */
   nodeFlags?: readonly string[];
   pinning: Pinning | null;
-  /** How long the script may take to announce itself (fixtures, sign-ins); 5 minutes by default. */
+  /** How long the script may take to announce itself (fixtures, sign-ins); 20 minutes by default. */
   readyTimeoutMs?: number;
 }
 
@@ -52,7 +52,7 @@ export async function startBenchServer<T>(options: StartOptions): Promise<BenchS
   const ready = await new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${options.name}: not ready in time`)),
-      options.readyTimeoutMs ?? 300_000,
+      options.readyTimeoutMs ?? 1_200_000,
     );
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`${options.name}: exited with ${code} before ready`)));

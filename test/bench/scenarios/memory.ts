@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 import autocannon from 'autocannon';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
@@ -22,6 +23,10 @@ import { type Chain, type Clock, failures, rotatingRefreshRequests } from '../re
  * Node flag sets compared: BENCH_MEMORY_FLAGS (sets separated by `;`, `-` for none), by default
  * the production flags (SERVICE_NODE_FLAGS) and V8's defaults. Servers pinned to the last CPU, load
  * generators to CPU 0 (BENCH_PIN=0: not pinned). Needs DATABASE_URL and REDIS_URL.
+ *
+ * Entry kinds compared: BENCH_MEMORY_ENTRIES (`source;bundle` by default): the TypeScript sources
+ * run with type stripping, and the compiled entry points of `npm run build` (dist/bundle/bin),
+ * which is what `npm start` and the launchers run when the build is up to date.
  */
 
 const CLIENTS = 20;
@@ -62,6 +67,7 @@ async function startServer(
       APP_URL: env.APP_URL ?? url,
       BASE_URL: env.BASE_URL ?? url,
       COOKIE_KEYS,
+      ENCRYPTION_KEY: 'memory-bench-encryption-key-0123456789ab',
       RATE_LIMITS,
       LOG_LEVEL: 'warn',
     }),
@@ -175,19 +181,35 @@ async function measure(
   };
 }
 
-async function measureFlags(flags: readonly string[], pinning: Pinning | null): Promise<Row[]> {
-  const label = flags.length === 0 ? '(V8 defaults)' : flags.join(' ');
+type EntryKind = 'source' | 'bundle';
+const SOURCES = {
+  auth: 'services/auth/src/main.ts',
+  api: 'services/api/src/main.ts',
+  start: 'services/launcher/src/start.ts',
+};
+const entryOf = (kind: EntryKind, name: keyof typeof SOURCES) =>
+  kind === 'source' ? SOURCES[name] : `dist/bundle/bin/${name}.mjs`;
+
+function entryKinds(): EntryKind[] {
+  const kinds = (process.env.BENCH_MEMORY_ENTRIES ?? 'source;bundle').split(';') as EntryKind[];
+  if (kinds.includes('bundle') && !existsSync(join(ROOT, 'dist/bundle/bin/inputs.json'))) {
+    throw new Error('no dist/bundle: run `npm run build` first (or BENCH_MEMORY_ENTRIES=source)');
+  }
+  return kinds;
+}
+
+async function measureFlags(
+  flags: readonly string[],
+  kind: EntryKind,
+  pinning: Pinning | null,
+): Promise<Row[]> {
+  const label = `${kind}: ${flags.length === 0 ? '(V8 defaults)' : flags.join(' ')}`;
   const rows: Row[] = [];
   const database = await createTestDatabase();
   const backends = { DATABASE_URL: database.url!, REDIS_URL: process.env.REDIS_URL! };
   try {
-    const auth = await startServer('services/auth/src/main.ts', flags, backends, pinning);
-    const api = await startServer(
-      'services/api/src/main.ts',
-      flags,
-      { ...backends, APP_URL: auth.url },
-      pinning,
-    );
+    const auth = await startServer(entryOf(kind, 'auth'), flags, backends, pinning);
+    const api = await startServer(entryOf(kind, 'api'), flags, { ...backends, APP_URL: auth.url }, pinning);
     try {
       const { pool, accessToken } = await prepareGrants(database, auth.url);
       rows.push(
@@ -203,7 +225,7 @@ async function measureFlags(flags: readonly string[], pinning: Pinning | null): 
     } finally {
       await Promise.all([auth.stop(), api.stop()]);
     }
-    const all = await startServer('services/launcher/src/start.ts', flags, backends, pinning);
+    const all = await startServer(entryOf(kind, 'start'), flags, backends, pinning);
     try {
       const { pool, accessToken } = await prepareGrants(database, all.url);
       rows.push(
@@ -240,7 +262,9 @@ export async function run(): Promise<void> {
     `${SECONDS} s per load, ${CONNECTIONS} connections; ${pinning ? `servers on CPU ${pinning.servers}, generators on CPU ${pinning.generator}` : 'not pinned'}`,
   );
   const rows: Row[] = [];
-  for (const flags of flagSets()) rows.push(...(await measureFlags(flags, pinning)));
+  for (const kind of entryKinds()) {
+    for (const flags of flagSets()) rows.push(...(await measureFlags(flags, kind, pinning)));
+  }
   console.table(rows);
   for (const row of rows) {
     const budget = row.process === 'all-in-one' ? 250 : 150;

@@ -21,16 +21,27 @@ const system = await startTestSystem({ RATE_LIMITS: 'token=100000000/1m' });
 countServerRequests('ours', system.server.server);
 const knex = system.stores.db.knex;
 const user = await insertUser(knex);
-const browser = new FlowBrowser(system.url);
 const pool: Chain[] = [];
-for (let i = 0; i < clientCount; i++) {
-  // One owner for all: a user per client would hash a password per client (slow with 1,000).
-  const client = await insertClient(knex, { scopes: [SCOPE], ownerUserId: user.id });
-  for (let g = 0; g < grantsPerClient; g++) {
-    const tokens = await issueTokens(system.url, client, user, [SCOPE], browser);
-    pool.push({ clientId: client.client.id, secret: client.secret!, refreshToken: tokens.refresh_token });
+// A few signed-in browsers at once: 1,000 clients' flows one after another took minutes.
+const BROWSERS = 4;
+let nextClient = 0;
+let clientsReady = 0;
+async function issueForClients(): Promise<void> {
+  const browser = new FlowBrowser(system.url);
+  while (nextClient < clientCount) {
+    nextClient++;
+    // One owner for all: a user per client would hash a password per client (slow with 1,000).
+    const client = await insertClient(knex, { scopes: [SCOPE], ownerUserId: user.id });
+    for (let g = 0; g < grantsPerClient; g++) {
+      const tokens = await issueTokens(system.url, client, user, [SCOPE], browser);
+      pool.push({ clientId: client.client.id, secret: client.secret!, refreshToken: tokens.refresh_token });
+    }
+    clientsReady++;
+    if (clientsReady % 100 === 0)
+      process.stderr.write(`token-endpoint server: ${clientsReady} clients ready\n`);
   }
 }
+await Promise.all(Array.from({ length: BROWSERS }, issueForClients));
 
 const ready: TokenServerReady = {
   url: system.url,

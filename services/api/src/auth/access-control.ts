@@ -1,3 +1,8 @@
+import {
+  type ProtectedResource,
+  protectedResources,
+  type ResourceName,
+} from '@sched/policy/protected-resources';
 import { type AccessFacts, findUserAccessFacts } from '@sched/db/queries/access-facts';
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -66,6 +71,8 @@ export interface AccessControl {
   clientExists(clientId: string, version: number | undefined): true | Promise<boolean>;
   /** Named caches for handlers (`RouteCache`). */
   routeCache: RouteCache;
+  /** The two protected resources (audiences) of BASE_URL: /v2 and /mcp. */
+  resources: Record<ResourceName, ProtectedResource>;
 }
 
 export function createAccessControl(deps: Runtime): AccessControl {
@@ -80,6 +87,7 @@ export function createAccessControl(deps: Runtime): AccessControl {
     facts: new VersionedCache({ max: 50_000, maxAgeMs: MAX_AGE_MS }),
     apiKeyTouches: new Map(),
     routeCache: createRouteCache(),
+    resources: protectedResources(deps.config.baseUrl),
     userFacts(userId, version) {
       const key = String(userId);
       const hit = version === undefined ? undefined : users.get(key, [version]);

@@ -2,6 +2,7 @@ import { accessVersionKey, findActiveClientSecretHashes } from '@sched/db/querie
 import { clientVersionKey } from '@sched/db/queries/oauth-clients';
 import { findActiveApiKeyByHash, touchLastUsed } from '@sched/db/queries/api-keys';
 import type { AccessTokenPayload } from '@sched/db/token-store/types';
+import type { ResourceName } from '@sched/policy/protected-resources';
 import { UnauthorizedError } from '@sched/kit/errors';
 import { API_KEY_PREFIX, constantTimeEqual, sha256Hex } from '@sched/kit/secrets';
 import type { Context } from 'koa';
@@ -20,6 +21,7 @@ const NO_VERSIONS: ReadonlyMap<string, number> = new Map();
 const NO_KEYS: readonly string[] = [];
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 const INVALID_TOKEN = 'Bearer error="invalid_token"';
+const WRONG_AUDIENCE = 'The access token was issued for another resource';
 /** last_used_at is written at most this often per key and process. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -31,13 +33,16 @@ const TOUCH_INTERVAL_MS = 60_000;
  * - `x-svc-secret-key` for `client-secret` routes, compared in constant time with the hashes of
  *   the client's active secrets.
  * Missing credential: 401 `WWW-Authenticate: Bearer`; bad, expired or revoked one: 401
- * `WWW-Authenticate: Bearer error="invalid_token"`.
+ * `WWW-Authenticate: Bearer error="invalid_token"` (app.ts adds `resource_metadata`).
+ * `resource`: which audience an OAuth token must carry (contract §17): `api` (/v2) takes tokens of
+ * audience BASE_URL or none; `mcp` only tokens of audience BASE_URL/mcp, and no API keys.
  */
 export async function authenticate(
   ctx: Context,
-  route: AnyRoute,
+  route: Pick<AnyRoute, 'auth'>,
   control: AccessControl,
   keys: readonly string[],
+  resource: ResourceName = 'api',
 ): Promise<Authenticated> {
   if (route.auth === 'client-secret') {
     const caller = await authenticateClientSecret(ctx, control);
@@ -48,7 +53,7 @@ export async function authenticate(
     // The endpoint needs no credential: a valid one becomes the caller, an invalid one is ignored.
     if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
     try {
-      return await authenticateBearer(header, control, keys);
+      return await authenticateBearer(header, control, keys, resource);
     } catch (error) {
       if (error instanceof UnauthorizedError)
         return { caller: undefined, versions: await versionsOnly(control, keys) };
@@ -60,10 +65,15 @@ export async function authenticate(
       'Authentication required: send Authorization: Bearer <API key or access token>',
     );
   }
-  return authenticateBearer(header, control, keys);
+  return authenticateBearer(header, control, keys, resource);
 }
 
-function authenticateBearer(header: string, control: AccessControl, keys: readonly string[]) {
+function authenticateBearer(
+  header: string,
+  control: AccessControl,
+  keys: readonly string[],
+  resource: ResourceName,
+) {
   const token = BEARER.exec(header)?.[1];
   if (token === undefined) {
     throw new UnauthorizedError(
@@ -71,9 +81,10 @@ function authenticateBearer(header: string, control: AccessControl, keys: readon
       'Bearer error="invalid_request"',
     );
   }
-  return token.startsWith(API_KEY_PREFIX)
-    ? authenticateApiKey(token, control, keys)
-    : authenticateAccessToken(token, control, keys);
+  if (!token.startsWith(API_KEY_PREFIX)) return authenticateAccessToken(token, control, keys, resource);
+  // An API key names no audience: it is a /v2 credential only.
+  if (resource === 'mcp') throw new UnauthorizedError(WRONG_AUDIENCE, INVALID_TOKEN);
+  return authenticateApiKey(token, control, keys);
 }
 
 async function versionsOnly(
@@ -94,6 +105,7 @@ async function authenticateAccessToken(
   token: string,
   control: AccessControl,
   keys: readonly string[],
+  resource: ResourceName,
 ): Promise<Authenticated> {
   const known = control.tokenOwners.get(token);
   const ownerKeys = known?.versionKeys ?? NO_KEYS;
@@ -116,6 +128,8 @@ async function authenticateAccessToken(
     control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }
+  if (!audienceAccepted(record.aud, resource, control))
+    throw new UnauthorizedError(WRONG_AUDIENCE, INVALID_TOKEN);
   const map = versionMap(readKeys, versions);
   // Versions read this request count only if they were read for this token's real owners.
   const sameOwners = known?.userId === userId && known.clientId === clientId;
@@ -149,6 +163,12 @@ async function authenticateAccessToken(
     },
     versions: map,
   };
+}
+
+/** /v2 takes its own audience or none (clients that send no `resource`); /mcp only its own. */
+function audienceAccepted(aud: unknown, resource: ResourceName, control: AccessControl): boolean {
+  if (resource === 'api' && aud === undefined) return true;
+  return aud === control.resources[resource].identifier;
 }
 
 function tokenOwner(userId: number, clientId: string, scope: string): TokenOwner {

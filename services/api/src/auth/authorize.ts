@@ -20,7 +20,7 @@ export function authorizeCredential(route: AnyRoute, caller: Caller | undefined)
     grantedScopes: caller.scopes,
     legacy: caller.legacy,
   });
-  if (!check.allowed) throw new InsufficientScopeError(check.message);
+  if (!check.allowed) throw new InsufficientScopeError(check.message, check.missing);
   if (route.auth === 'api-key' || route.auth === 'admin') {
     // Unreachable while such routes name no scope (the check above refuses every token then);
     // kept so that a scope declared on one by mistake cannot open it to OAuth tokens.

@@ -49,6 +49,8 @@ const NOUNS: Record<RecordKind, string> = {
   eventType: 'Event type',
   oauthClient: 'OAuth client',
   oauthClientSecret: 'Client secret',
+  calendarConnection: 'Calendar connection',
+  calendar: 'Calendar',
 };
 
 /** The contract's outage answer (§13): 503 `ServiceUnavailable` with `Retry-After`, nothing about which back end. */
@@ -69,5 +71,7 @@ export function dataErrorToAppError(error: unknown): AppError | undefined {
   if (error instanceof RecordStateError && error.kind === 'oauthClient' && error.state === 'public') {
     return new BadRequestError(PUBLIC_CLIENT_SECRET_MESSAGE);
   }
+  if (error instanceof RecordStateError && error.kind === 'calendar')
+    return new BadRequestError(error.message);
   return undefined;
 }

@@ -2,14 +2,11 @@ import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
-import { authorizeAccess, authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
-import { enforceRouteLimit } from '../auth/rate-limit.ts';
+import { authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
-import type { UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { RouteTable } from '../routing/route-table.ts';
-import { validatePart } from '../routing/validate.ts';
-import { checkResult } from './response-check.ts';
+import { executeRoute } from './execute.ts';
 
 const NO_KEYS: readonly string[] = [];
 const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
@@ -21,16 +18,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * 2. authenticate (who), reading the credential and the target's invalidation versions in one
  *    token-store round trip;
  * 3. credential rules: token scopes, API-key-only routes, service admin;
- * 4. validate params, query and body (400 with details);
- * 5. the route's rate limit, per caller (429): valid requests of a known caller count;
- * 6. access: 404 for an unknown organization / team, 403 from roles and PBAC;
- * 7. handler -> envelope (outside production, the answer is first checked against the declaration).
+ * 4-7. `executeRoute` (shared with the MCP tools): validation (400), the route's rate limit per
+ *    caller (429), access (404 / 403), handler (checked against the declaration outside production);
+ * 8. envelope.
  * Authentication runs first so an anonymous caller learns nothing from validation errors.
  * Returns the per-app access control (caches), for tests and diagnostics.
  */
 export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps: Runtime): AccessControl {
   const control = createAccessControl(deps);
-  const checkAnswers = deps.config.env !== 'production';
   for (const route of routes) {
     const plan = planTarget(route);
     table.add(route.method, route.path, async (ctx: Context) => {
@@ -45,28 +40,18 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
       const { caller, versions } = await authenticate(ctx, route, control, keys);
       authorizeCredential(route, caller);
       if (route.auth === 'admin') await requireServiceAdmin(caller, control);
-      const params = validatePart(route.params, rawParams, 'params');
-      // No query string: nothing to parse (ctx.query would run the parser on '').
-      const query = validatePart(route.query, ctx.querystring === '' ? NO_QUERY : ctx.query, 'query');
-      const body = validatePart(route.body, (ctx.request as { body?: unknown }).body, 'body');
-      if (route.rateLimit) await enforceRouteLimit(route.rateLimit, caller, ctx, deps);
-      const pendingAccess = target
-        ? authorizeAccess(route, caller as UserCaller, target, versions, control)
-        : undefined;
-      const access = pendingAccess instanceof Promise ? await pendingAccess : pendingAccess;
-      const pendingResult = route.handler({
-        params,
-        query,
-        body,
-        caller,
-        access,
-        versions,
-        cache: control.routeCache,
-        deps,
+      const result = await executeRoute(
+        route,
+        control,
+        { caller, target, versions },
+        {
+          params: rawParams,
+          // No query string: nothing to parse (ctx.query would run the parser on '').
+          query: ctx.querystring === '' ? NO_QUERY : ctx.query,
+          body: (ctx.request as { body?: unknown }).body,
+        },
         ctx,
-      });
-      const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
-      if (checkAnswers) checkResult(route, result);
+      );
       if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
       ctx.status = result.status ?? 200;
       if (ctx.status !== 204) {

@@ -2,6 +2,7 @@ import type { AnyRoute } from '../routing/route.ts';
 import { schedulingRoutes } from './scheduling/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiKeyRoutes } from './api-keys/index.ts';
+import { calendarRoutes } from './calendars/index.ts';
 import { auditRoutes } from './audit/index.ts';
 import { connectedAppRoutes } from './connected-apps/index.ts';
 import { invitationRoutes } from './invitations/index.ts';
@@ -23,6 +24,7 @@ export const routes: readonly AnyRoute[] = [
   ...connectedAppRoutes,
   ...invitationRoutes,
   ...apiKeyRoutes,
+  ...calendarRoutes,
   ...teamRoutes,
   ...membershipRoutes,
   ...roleRoutes,

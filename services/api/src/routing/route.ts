@@ -68,6 +68,12 @@ export interface RouteDefinition<
   response: RouteResponse<R>;
   deprecated?: boolean;
   /**
+   * Also served as this MCP tool at /mcp (src/mcp/): the tool's input is the route's params, query
+   * and body fields in one object, validated by the same schemas; the same scope (enforced on every
+   * OAuth token there, public routes included), role and permission apply.
+   */
+  mcp?: McpTool;
+  /**
    * Extra invalidation versions the handler relies on (for a per-app cache of its own), read in the
    * same token-store round trip as the credential. Gets the raw path parameters and the route cache.
    */
@@ -76,6 +82,13 @@ export interface RouteDefinition<
   handler: (
     input: HandlerInput<P, Q, B, A>,
   ) => HandlerResult<NoInfer<R>> | Promise<HandlerResult<NoInfer<R>>>;
+}
+
+export interface McpTool {
+  /** snake_case tool name, e.g. `get_me`. */
+  name: string;
+  /** What the model reads (default: the route's summary). */
+  description?: string;
 }
 
 /** Error statuses a route may declare beyond the ones the document gives every operation. */

@@ -23,6 +23,7 @@ import {
 } from '@sched/policy/booking-periods';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
+import { type ExternalBusy, recordCalendarChange } from './external-busy.ts';
 import { eventTypeFrame, hostFrame, hostWindows } from './frames.ts';
 
 const MINUTE = 60_000;
@@ -52,6 +53,8 @@ interface Attempt {
   now: number;
   /** Reschedule: the booking being replaced (cancelled in the same transaction). */
   replaces?: Booking;
+  /** Busy times of the hosts' connected calendars (none when not given). */
+  calendars?: ExternalBusy | undefined;
 }
 
 /**
@@ -63,7 +66,7 @@ interface Attempt {
  */
 export async function createBooking(
   knex: Knex,
-  input: { eventTypeId: number; start: Date; attendee: Attendee; now?: number },
+  input: { eventTypeId: number; start: Date; attendee: Attendee; now?: number; calendars?: ExternalBusy },
 ): Promise<BookingResult> {
   const eventType = await findEventTypeById(knex, input.eventTypeId);
   if (!eventType) throw new NotFoundError('Event type not found');
@@ -72,6 +75,7 @@ export async function createBooking(
     start: input.start,
     attendee: input.attendee,
     now: input.now ?? Date.now(),
+    calendars: input.calendars,
   });
 }
 
@@ -83,7 +87,7 @@ export async function createBooking(
  */
 export async function rescheduleBooking(
   knex: Knex,
-  input: { uid: string; start: Date; now?: number },
+  input: { uid: string; start: Date; now?: number; calendars?: ExternalBusy },
 ): Promise<BookingResult> {
   const old = await findBookingByUid(knex, input.uid);
   if (!old) throw new NotFoundError('Booking not found');
@@ -96,15 +100,27 @@ export async function rescheduleBooking(
     attendee: old.attendee,
     now: input.now ?? Date.now(),
     replaces: old,
+    calendars: input.calendars,
   });
 }
 
-/** POST /v2/bookings/:uid/cancel. Cancelling frees the booking's time and its place in every limit. */
+/**
+ * POST /v2/bookings/:uid/cancel. Cancelling frees the booking's time and its place in every limit;
+ * the calendar event it became is deleted through the write queue (queued in the same transaction).
+ */
 export async function cancelBooking(knex: Knex, uid: string, reason: string | null): Promise<BookingResult> {
   const booking = await findBookingByUid(knex, uid);
   if (!booking) throw new NotFoundError('Booking not found');
   // No host: the host deleted their account, which cancelled the booking.
-  const cancelled = booking.hostUserId === null ? null : await cancelBookingRow(knex, booking.id, reason);
+  const cancelled =
+    booking.hostUserId === null
+      ? null
+      : await knex.transaction(async (trx) => {
+          const row = await cancelBookingRow(trx, booking.id, reason);
+          if (row?.hostUserId)
+            await recordCalendarChange(trx, row.hostUserId, { bookingId: row.id, action: 'delete' });
+          return row;
+        });
   if (!cancelled || cancelled.hostUserId === null) throw new ConflictError('Booking is already cancelled');
   const [host] = await getHostProfiles(knex, [cancelled.hostUserId]);
   return { booking: cancelled, host: host! };
@@ -131,10 +147,18 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
     getBookingLimitsOf(knex, hostIds),
   ]);
   // Hosts whose availability holds the whole slot; the rest cannot take it whatever their limits.
-  const available = profiles.filter((host) =>
-    withinWindows(hostWindows(host, startMs, endMs), startMs, endMs),
-  );
+  let available = profiles.filter((host) => withinWindows(hostWindows(host, startMs, endMs), startMs, endMs));
   if (available.length === 0) throw slotUnavailable();
+  // Busy in a connected calendar: read before the transaction, so no lock waits on a provider.
+  if (attempt.calendars) {
+    const external = await attempt.calendars.ofHosts(
+      available.map((host) => ({ id: host.id, timeZone: host.timeZone })),
+      startMs,
+      endMs,
+    );
+    available = available.filter((host) => !overlapsAny(external.get(host.id) ?? [], startMs, endMs));
+    if (available.length === 0) throw slotUnavailable();
+  }
   const eventFrame = eventTypeFrame(eventType, profiles);
   const eventLimited = hasAnyLimit(eventType.bookingLimits);
   const team = eventType.teamId !== null;
@@ -215,6 +239,17 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
       end,
       attendee,
       rescheduledFromUid: replaces?.uid ?? null,
+    });
+    // The event in the host's calendar: created, or (reschedule) the old booking's event moved.
+    // The old host differs only for a team booking that changed hands: theirs is deleted instead.
+    const movedHere = replaces?.hostUserId === chosen.host.id;
+    if (replaces?.hostUserId && !movedHere) {
+      await recordCalendarChange(trx, replaces.hostUserId, { bookingId: replaces.id, action: 'delete' });
+    }
+    await recordCalendarChange(trx, chosen.host.id, {
+      bookingId: booking.id,
+      action: movedHere ? 'move' : 'create',
+      fromBookingId: movedHere ? replaces!.id : null,
     });
     return { booking, host: chosen.host };
   });

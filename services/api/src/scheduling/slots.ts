@@ -17,6 +17,7 @@ import {
   periodOf,
 } from '@sched/policy/booking-periods';
 import type { Knex } from 'knex';
+import type { ExternalBusy } from './external-busy.ts';
 import { eventTypeFrame, hostFrame, hostWindows } from './frames.ts';
 
 const MINUTE = 60_000;
@@ -53,12 +54,15 @@ function inFullPeriod(
  * availability, has no accepted booking overlapping it, and none of that host's booking-limit
  * periods containing the slot is full; and none of the event type's own limit periods is full.
  * Queries: hosts, profiles, limits, busy times, and one count statement per level; each count is
- * an index range scan per period, so the cost does not grow with the hosts' history.
+ * an index range scan per period, so the cost does not grow with the hosts' history. With
+ * `calendars`, the busy times of the hosts' connected calendars (checked for conflicts) also
+ * take slots away (contract §16); they are read while the counts run.
  */
 export async function computeSlots(
   knex: Knex,
   eventType: EventType,
   range: { from: number; to: number; now: number },
+  calendars?: ExternalBusy,
 ): Promise<number[]> {
   const from = Math.max(range.from, range.now);
   const to = range.to;
@@ -92,7 +96,7 @@ export async function computeSlots(
   const allInstants = [...new Set([...candidates.values()].flat())].sort((a, b) => a - b);
   const eventProbes = probesFor(eventType.bookingLimits, eventFrame, allInstants);
 
-  const [hostCounts, eventCounts] = await Promise.all([
+  const [hostCounts, eventCounts, calendarBusy] = await Promise.all([
     countHostBookings(
       knex,
       hostProbes.map(
@@ -104,6 +108,13 @@ export async function computeSlots(
       eventType.id,
       eventProbes.map(({ period }) => period),
     ),
+    calendars
+      ? calendars.ofHosts(
+          hosts.map((host) => ({ id: host.id, timeZone: host.timeZone })),
+          from,
+          to + length,
+        )
+      : undefined,
   ]);
 
   const fullByHost = new Map<number, FullPeriods>(hosts.map((host) => [host.id, new Set<string>()]));
@@ -128,9 +139,11 @@ export async function computeSlots(
     const limits = limitsByHost.get(host.id)!;
     const full = fullByHost.get(host.id)!;
     const hostBusy = busyByHost.get(host.id) ?? [];
+    const hostCalendarBusy = calendarBusy?.get(host.id) ?? [];
     for (const start of candidates.get(host.id) ?? []) {
       if (offered.has(start)) continue;
       if (overlapsAny(hostBusy, start, start + length)) continue;
+      if (overlapsAny(hostCalendarBusy, start, start + length)) continue;
       if (inFullPeriod(full, limits, frame, start)) continue;
       if (inFullPeriod(fullEvent, eventType.bookingLimits, eventFrame, start)) continue;
       offered.add(start);

@@ -68,10 +68,6 @@ export const userAction =
     const knex = runtime.stores.db.knex;
     const audit = signedIn.actor.audit;
     const self = user.id === signedIn.user.id;
-    const event = (
-      name: string,
-      values: { before?: unknown; after?: unknown; details?: Record<string, unknown> },
-    ) => recordAuditEvent(knex, audit, { action: name, targetType: 'user', targetId: user.id, ...values });
     let notice: string;
     switch (action) {
       case 'disable': {
@@ -89,8 +85,8 @@ export const userAction =
         break;
       }
       case 'reset-link': {
-        await sendResetEmail(runtime, user);
-        await event('user.reset_link_sent', {});
+        // user.reset_link_sent is written in the link's own transaction.
+        await sendResetEmail(runtime, user, audit);
         notice = 'reset-link';
         break;
       }

@@ -3,7 +3,6 @@ import { saveOnboardingCalendar, saveOnboardingProfile } from '@sched/db/queries
 import {
   type CalendarProvider,
   canonicalTimeZone,
-  isCalendarProvider,
   isValidName,
   isValidUsername,
   isWeekStart,
@@ -18,11 +17,16 @@ import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
 import { currentInteraction, type Interaction, seeOther } from '../interaction/current.ts';
 import { sendPage } from '../pages/layout.ts';
-import { interactionPath } from '../paths.ts';
+import { interactionPath, PATHS } from '../paths.ts';
+import { mintTicket } from '../calendars/connect-state.ts';
+import { calendarService } from '../calendars/library.ts';
+import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
+import type { ConnectionView } from '@sched/calendars/service';
+import { configuredOAuthProviders } from '@sched/calendars/providers/oauth-provider';
 import { OnboardingStepError } from '../embed-flow/errors.ts';
 import { embedPageOptions, errorMessage } from '../embed-flow/flow.ts';
 import { joinEmbedFlow } from '../interaction/embed-flow.ts';
-import { calendarPage } from './pages/calendar.ts';
+import { type CalendarView, calendarPage } from './pages/calendar.ts';
 import { type ProfileField, type ProfileView, profilePage } from './pages/profile.ts';
 
 /**
@@ -52,13 +56,14 @@ const profileForm = z.object({
   week_start: z.string().refine(isWeekStart, FIELD_MESSAGES.week_start),
 });
 
-const calendarForm = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('skip') }),
-  z.object({
-    action: z.literal('connect'),
-    provider: z.string().refine(isCalendarProvider, 'Choose a calendar, or skip this step.'),
-  }),
-]);
+const calendarForm = z.object({ action: z.enum(['continue', 'skip']) });
+
+/** users.calendar_provider (what the step recorded before connections were real) of a connection. */
+const ONBOARDING_PROVIDER: Record<ConnectionView['provider'], CalendarProvider> = {
+  caldav: 'caldav',
+  google: 'google',
+  microsoft: 'outlook',
+};
 
 /** The signed-in user of an interaction at the consent prompt (where onboarding happens). */
 async function signedInUser(deps: AuthDeps, interaction: Interaction): Promise<User> {
@@ -103,10 +108,17 @@ export async function renderCalendar(
   ctx: Context,
   interaction: Interaction,
   user: User,
-  failed?: { status: number; error: string },
+  failed?: { status: number; error?: string; caldavError?: string; caldav?: CalendarView['caldav'] },
 ): Promise<void> {
-  const selected =
-    user.calendarProvider && isCalendarProvider(user.calendarProvider) ? user.calendarProvider : null;
+  const providers = configuredOAuthProviders(deps.runtime.config);
+  // Each link carries a fresh single-use ticket: the provider's window has none of the frame's cookies.
+  const oauthLinks = await Promise.all(
+    providers.map(async (provider) => ({
+      label: provider.label,
+      href: `${PATHS.calendarConnect}/${provider.id}?${new URLSearchParams({ ticket: await mintTicket(deps, user.id, provider.id) })}`,
+    })),
+  );
+  const problem = failed?.error ?? failed?.caldavError;
   sendPage(
     ctx,
     failed?.status ?? 200,
@@ -114,10 +126,13 @@ export async function renderCalendar(
     calendarPage({
       uid: interaction.uid,
       csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
-      selected,
-      ...(failed ? { error: failed.error } : {}),
+      connections: await calendarService(deps).listConnections(user.id),
+      oauthLinks,
+      caldav: failed?.caldav ?? { serverUrl: '', username: '' },
+      ...(failed?.error ? { error: failed.error } : {}),
+      ...(failed?.caldavError ? { caldavError: failed.caldavError } : {}),
     }),
-    embedPageOptions(ctx, failed ? errorMessage('ONBOARDING_FAILED', failed.error) : undefined),
+    embedPageOptions(ctx, problem ? errorMessage('ONBOARDING_FAILED', problem) : undefined),
   );
 }
 
@@ -172,26 +187,55 @@ export function saveProfile(deps: AuthDeps) {
   };
 }
 
-/** POST /auth/interaction/:uid/calendar with action=connect&provider=... or action=skip. */
+/** POST /auth/interaction/:uid/calendar/caldav: connect a CalDAV account from the step. */
+export function connectCalDavStep(deps: AuthDeps) {
+  return async function connectCalDavStepHandler(ctx: Context) {
+    const { interaction, form, user } = await openStep(deps, ctx);
+    if (!user || user.onboardingStep === 'profile') return seeOther(ctx, interactionPath(interaction.uid));
+    const { input, values: caldav, complete } = readCalDavForm(form);
+    if (!complete)
+      return renderCalendar(deps, ctx, interaction, user, {
+        status: 400,
+        caldav,
+        caldavError: CALDAV_INCOMPLETE,
+      });
+    try {
+      await calendarService(deps).connectCalDav(user.id, input);
+    } catch (error) {
+      const problem = calDavProblem(error);
+      if (!problem) throw error;
+      return renderCalendar(deps, ctx, interaction, user, {
+        status: problem.status,
+        caldav,
+        caldavError: problem.message,
+      });
+    }
+    seeOther(ctx, interactionPath(interaction.uid));
+  };
+}
+
+/** POST /auth/interaction/:uid/calendar with action=continue or action=skip: on to consent. */
 export function saveCalendar(deps: AuthDeps) {
   return async function saveCalendarHandler(ctx: Context) {
     const { interaction, form, user } = await openStep(deps, ctx);
     if (!user) return seeOther(ctx, interactionPath(interaction.uid));
     if (user.onboardingStep === 'profile') return seeOther(ctx, interactionPath(interaction.uid));
-    const parsed = calendarForm.safeParse({ action: form.action, provider: form.provider ?? '' });
+    const parsed = calendarForm.safeParse({ action: form.action });
     if (!parsed.success) {
       return renderCalendar(deps, ctx, interaction, user, {
         status: 400,
-        error: 'Choose a calendar, or skip this step.',
+        error: 'Connect a calendar, or skip this step.',
       });
     }
-    const provider: CalendarProvider | null =
-      parsed.data.action === 'connect' ? (parsed.data.provider as CalendarProvider) : null;
+    const first =
+      parsed.data.action === 'continue'
+        ? (await calendarService(deps).listConnections(user.id))[0]
+        : undefined;
     await saveOnboardingCalendar(
       deps.runtime.stores.db.knex,
       deps.runtime.stores.tokenStore,
       user.id,
-      provider,
+      first ? ONBOARDING_PROVIDER[first.provider] : null,
     );
     seeOther(ctx, interactionPath(interaction.uid));
   };

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { AuthDeps } from '../deps.ts';
 import { showSignIn } from '../interaction/sign-in.ts';
 import { PATHS } from '../paths.ts';
-import { saveCalendar, saveProfile } from './onboarding.ts';
+import { connectCalDavStep, saveCalendar, saveProfile } from './onboarding.ts';
 import { embedScript } from './script.ts';
 
 /**
@@ -16,6 +16,7 @@ export function embedRoutes(deps: AuthDeps): Router {
   router.get(`${step}/signin`, showSignIn(deps));
   router.post(`${step}/profile`, saveProfile(deps));
   router.post(`${step}/calendar`, saveCalendar(deps));
+  router.post(`${step}/calendar/caldav`, connectCalDavStep(deps));
   router.get(PATHS.embedScript, embedScript);
   return router;
 }

@@ -1,11 +1,13 @@
 import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
+import { protectedResources } from '@sched/policy/protected-resources';
 import { parseScopeParameter } from '@sched/policy/scopes';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { AuthorizationPageError, AuthorizationRedirectError } from '../errors.ts';
 import { singleQueryValue } from '../http/params.ts';
 import { PATHS } from '../paths.ts';
+import { requestedResource } from '../provider/resources.ts';
 import { providerScopeParameter } from '../provider/scopes.ts';
 
 const PAGE = {
@@ -48,6 +50,7 @@ const PAGE = {
  * comma-separated scopes become space-separated.
  */
 export function authorizationRequest(deps: AuthDeps) {
+  const resources = protectedResources(deps.runtime.config.baseUrl);
   return async function authorizationRequestMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.authorize || ctx.method !== 'GET') return next();
 
@@ -62,8 +65,15 @@ export function authorizationRequest(deps: AuthDeps) {
 
     const state = singleQueryValue(ctx, 'state');
     const codeChallenge = singleQueryValue(ctx, 'code_challenge');
+    let requested = parseScopeParameter(singleQueryValue(ctx, 'scope'));
+    // Without `scope`, a request for one of our resources asks for its metadata's scopes_supported
+    // that the client may have (contract §17: MCP clients take them from the metadata).
+    const resource = requestedResource(resources, ctx.query);
+    if (requested.length === 0 && resource) {
+      requested = resource.scopes.filter((scope) => client.scopes.includes(scope));
+    }
     const checked = checkAuthorizationScopes({
-      requested: parseScopeParameter(singleQueryValue(ctx, 'scope')),
+      requested,
       clientScopes: client.scopes,
       legacyClient: client.isLegacy,
     });

@@ -68,6 +68,8 @@ export function discoveryDocument(keys: SigningKeyRing) {
     document.response_types_supported = ['code'];
     document.response_modes_supported = ['query'];
     document.code_challenge_methods_supported = ['S256'];
+    // The authorization response carries `iss` (RFC 9207): clients may check it (contract §5, §17).
+    document.authorization_response_iss_parameter_supported = true;
     document.token_endpoint_auth_methods_supported = ['client_secret_basic', 'client_secret_post', 'none'];
     document.revocation_endpoint_auth_methods_supported = [
       'client_secret_basic',
@@ -115,4 +117,5 @@ const BEARER_ENDPOINTS = new Set<string>([
   PATHS.jwks,
   PATHS.userinfo,
 ]);
-export const isBearerEndpoint = (path: string): boolean => BEARER_ENDPOINTS.has(path);
+export const isBearerEndpoint = (path: string): boolean =>
+  BEARER_ENDPOINTS.has(path) || path.startsWith(PATHS.protectedResource);

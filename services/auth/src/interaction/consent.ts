@@ -13,6 +13,8 @@ import { progress } from '../embed-flow/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { interactionPath } from '../paths.ts';
 import { createGrant } from '../provider/grants.ts';
+import { requestedResources } from '../provider/resources.ts';
+import { accumulatedScope } from '../provider/step-up.ts';
 import { scopeList } from '../provider/scopes.ts';
 import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
 import { insufficientPermissions, scopesUserCannotGrant } from '../provider/grant-permissions.ts';
@@ -43,6 +45,27 @@ async function refusedForPermissions(
   if (beyond.length === 0) return false;
   await finishInteraction(deps, ctx, insufficientPermissions(beyond), false);
   return true;
+}
+
+/**
+ * The scope this consent grants: the request's, widened by step-up (provider/step-up.ts) when it
+ * names a resource. A widened scope is stored in the interaction, so the code carries it too.
+ */
+async function stepUpScope(
+  deps: AuthDeps,
+  interaction: Interaction,
+  parties: Awaited<ReturnType<typeof loadParties>>,
+): Promise<string> {
+  const scope = await accumulatedScope(deps.runtime.stores.db.knex, {
+    userId: Number(parties.accountId),
+    clientId: parties.client.id,
+    clientScopes: parties.client.scopes,
+    params: interaction.params,
+  });
+  if (scope === parties.scope) return scope;
+  interaction.params.scope = scope;
+  await interaction.save(Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000)));
+  return scope;
 }
 
 export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: Interaction): Promise<void> {
@@ -92,12 +115,14 @@ export function consent(deps: AuthDeps) {
       return seeOther(ctx, interactionPath(interaction.uid));
     }
     if (await refusedForPermissions(deps, ctx, parties)) return;
-    const { client, accountId, scope } = parties;
+    const { client, accountId } = parties;
+    const scope = await stepUpScope(deps, interaction, parties);
     const grant = await createGrant(deps.provider, {
       accountId,
       clientId: client.id,
       scope,
       legacy: client.isLegacy,
+      resources: requestedResources(interaction.params),
     });
     await rememberConsent(deps.runtime.stores.db.knex, Number(accountId), client.id, scopeList(scope));
     await finishInteraction(deps, ctx, { consent: { grantId: grant.jti } }, true);

@@ -82,7 +82,7 @@ h1 { font-size: 22px; line-height: 1.3; margin: 0 0 6px; letter-spacing: -.01em;
 form { margin: 0; }
 .field { margin-bottom: 16px; }
 label { display: block; font-weight: 600; font-size: 14px; margin-bottom: 6px; }
-input[type=email], input[type=password], input[type=text], input[type=search], select {
+input[type=email], input[type=password], input[type=text], input[type=search], input[type=url], select {
   width: 100%;
   height: 42px;
   padding: 0 12px;
@@ -329,4 +329,17 @@ fieldset.choice legend { margin-bottom: 6px; }
 @media (max-width: 640px) {
   .invitation { flex-direction: column; align-items: stretch; }
 }
+/* Calendars (settings page and onboarding step). */
+.calendar-list { list-style: none; margin: 0 0 16px; padding: 0; }
+.calendar-list li { display: flex; align-items: center; gap: 8px; padding: 8px 0; border-bottom: 1px solid var(--border); }
+.calendar-list .check-mark { color: var(--brand); font-weight: 700; }
+.provider-links { display: grid; gap: 8px; margin: 0 0 8px; }
+.provider-links p { margin: 0; }
+details.caldav { border: 1px solid var(--border); border-radius: 10px; padding: 10px 14px; margin: 0 0 16px; }
+details.caldav summary { cursor: pointer; font-weight: 600; }
+details.caldav[open] summary { margin-bottom: 12px; }
+.calendar-connection { align-items: flex-start; }
+.calendar-connection .invitation-main { flex: 1; }
+.calendar-connection .table { margin: 12px 0; }
+.connect-buttons { display: flex; flex-wrap: wrap; gap: 8px; margin: 0 0 24px; }
 `;

@@ -10,6 +10,7 @@ import { findAccount } from './account.ts';
 import { adapterFactory } from './adapter.ts';
 import type { ClientLoader } from './clients.ts';
 import { grantIsLegacy, loadExistingGrant } from './grants.ts';
+import { resourceIndicators } from './resources.ts';
 import { PROVIDER_SCOPES } from './scopes.ts';
 
 const MINUTE = 60;
@@ -42,6 +43,8 @@ export interface ProviderConfigurationInput {
   signingAlg: SigningAlg;
   /** ACCESS_TOKEN_TTL and REFRESH_TOKEN_TTL (seconds). */
   tokenTtl: { accessToken: number; refreshToken: number };
+  /** BASE_URL: the resource API and its MCP server are the two resources (RFC 8707) tokens may name. */
+  baseUrl: string;
 }
 
 /**
@@ -63,7 +66,8 @@ const CLAIMS = {
  * oidc-provider as an OAuth 2.0 authorization server with OpenID Connect on top: authorization code
  * (+ PKCE) and refresh token grants, opaque access tokens in the token store, ID tokens when
  * `openid` is granted (claims of `profile` and `email` in them and at userinfo), JWKS from the
- * database's keys (keys/); no logout, dynamic registration, PAR or DPoP; our own interaction pages.
+ * database's keys (keys/), audiences by resource indicators (resources.ts); no logout, dynamic
+ * registration, PAR or DPoP; our own interaction pages.
  */
 export function providerConfiguration(input: ProviderConfigurationInput): Configuration {
   const cookie = { httpOnly: true, sameSite: 'lax' as const, secure: input.secureCookies };
@@ -111,7 +115,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: true },
-      resourceIndicators: { enabled: false },
+      resourceIndicators: resourceIndicators(input.baseUrl, input.tokenTtl.accessToken),
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },

@@ -30,6 +30,7 @@ export function createProvider(runtime: Runtime, loadClient: ClientLoader): Prov
       secureCookies,
       signingAlg: config.idTokenSigningAlg,
       tokenTtl: config.tokenTtl,
+      baseUrl: config.baseUrl,
     }),
   );
   provider.proxy = config.trustProxy;

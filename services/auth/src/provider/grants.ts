@@ -4,7 +4,9 @@ import type Provider from 'oidc-provider';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { ClientLoader } from './clients.ts';
 import { scopesUserCannotGrant } from './grant-permissions.ts';
+import { requestedResources } from './resources.ts';
 import { scopeList } from './scopes.ts';
+import { accumulatedScope } from './step-up.ts';
 
 /**
  * Grants: one per authorization (never shared between authorizations of the same browser), with
@@ -21,15 +23,26 @@ export function storeLegacyFlagOnGrants(provider: Provider): void {
   Object.defineProperty(Grant, 'IN_PAYLOAD', { configurable: true, get: () => stored });
 }
 
+/**
+ * A grant of `scope`. With `resources` (RFC 8707 indicators of the request), the scopes are
+ * granted for each of them too: a token for a resource carries its scopes from there.
+ */
 export async function createGrant(
   provider: Provider,
-  input: { accountId: string; clientId: string; scope: string; legacy: boolean },
+  input: {
+    accountId: string;
+    clientId: string;
+    scope: string;
+    legacy: boolean;
+    resources?: readonly string[];
+  },
 ): Promise<LegacyAwareGrant> {
   const grant: LegacyAwareGrant = new provider.Grant({
     accountId: input.accountId,
     clientId: input.clientId,
   });
   grant.addOIDCScope(input.scope);
+  for (const resource of input.resources ?? []) grant.addResourceScope(resource, input.scope);
   grant.legacy = input.legacy;
   await grant.save();
   return grant;
@@ -55,12 +68,27 @@ export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
     if (!accountId || !client) return undefined;
-    const scope = typeof ctx.oidc.params?.scope === 'string' ? ctx.oidc.params.scope : '';
-    if (!(await hasConsent(knex, Number(accountId), client.clientId, scopeList(scope)))) return undefined;
+    const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
+    const requested = typeof params.scope === 'string' ? params.scope : '';
+    if (!(await hasConsent(knex, Number(accountId), client.clientId, scopeList(requested)))) return undefined;
     // Remembered consent does not outlive the memberships it needed: the consent step refuses then.
-    if ((await scopesUserCannotGrant(knex, Number(accountId), scope)).length > 0) return undefined;
+    if ((await scopesUserCannotGrant(knex, Number(accountId), requested)).length > 0) return undefined;
     const record = await loadClient(ctx.state as Record<string, unknown>, client.clientId);
     if (!record) return undefined;
-    return createGrant(provider, { accountId, clientId: client.clientId, scope, legacy: record.isLegacy });
+    const scope = await accumulatedScope(knex, {
+      userId: Number(accountId),
+      clientId: client.clientId,
+      clientScopes: record.scopes,
+      params,
+    });
+    // The code carries the requested scopes that the grant holds: the widened ones with it.
+    if (scope !== requested) (ctx.oidc.params as Record<string, unknown>).scope = scope;
+    return createGrant(provider, {
+      accountId,
+      clientId: client.clientId,
+      scope,
+      legacy: record.isLegacy,
+      resources: requestedResources(params),
+    });
   };
 }

@@ -5,6 +5,13 @@ import { settingsSignIn, settingsSignOut, showAccount, showSettingsSignIn } from
 import { signedInAction } from './actions.ts';
 import { apiKeysList, createKey, revokeKey } from './api-keys.ts';
 import { create, deletePage, detailPage, editPage, listPage, newPage, remove, update } from './clients.ts';
+import {
+  calendarsList,
+  connectCalDavAction,
+  disconnectAction,
+  saveSelectionAction,
+  startConnectAction,
+} from './calendars.ts';
 import { connectedAppsList, revokeConnectedApp } from './connected-apps.ts';
 import { copyScript } from './copy-script.ts';
 import { deleteAccountAction, deleteAccountForm } from './delete-account.ts';
@@ -47,6 +54,23 @@ export function settingsRoutes(deps: AuthDeps): Router {
   router.post(
     `${PATHS.settingsConnectedApps}/:clientId/revoke`,
     signedInAction(deps, PATHS.settingsConnectedApps, revokeConnectedApp),
+  );
+  router.get(PATHS.settingsCalendars, page(calendarsList));
+  router.post(
+    `${PATHS.settingsCalendars}/caldav`,
+    signedInAction(deps, PATHS.settingsCalendars, connectCalDavAction),
+  );
+  router.post(
+    `${PATHS.settingsCalendars}/connect/:provider`,
+    signedInAction(deps, PATHS.settingsCalendars, startConnectAction),
+  );
+  router.post(
+    `${PATHS.settingsCalendars}/:connectionId`,
+    signedInAction(deps, PATHS.settingsCalendars, saveSelectionAction),
+  );
+  router.post(
+    `${PATHS.settingsCalendars}/:connectionId/disconnect`,
+    signedInAction(deps, PATHS.settingsCalendars, disconnectAction),
   );
   router.get(PATHS.settingsDeleteAccount, page(deleteAccountForm));
   router.post(PATHS.settingsDeleteAccount, page(deleteAccountAction));

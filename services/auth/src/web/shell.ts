@@ -12,6 +12,7 @@ export type Section =
   | 'invitations'
   | 'api-keys'
   | 'connected-apps'
+  | 'calendars'
   | 'clients'
   | 'review'
   | 'admin';
@@ -34,6 +35,7 @@ ${tab('profile', PATHS.settingsProfile, 'Profile')}
 ${tab('password', PATHS.settingsPassword, 'Password')}
 ${tab('invitations', PATHS.settingsInvitations, 'Invitations')}
 ${tab('api-keys', PATHS.settingsApiKeys, 'API keys')}
+${tab('calendars', PATHS.settingsCalendars, 'Calendars')}
 ${tab('connected-apps', PATHS.settingsConnectedApps, 'Connected apps')}
 ${tab('clients', PATHS.settingsClients, 'OAuth clients')}
 ${actor.serviceAdmin ? tab('review', PATHS.adminClients, 'Client review') : ''}

@@ -230,6 +230,12 @@ export async function insertBooking(knex: Knex, input: NewBooking): Promise<Book
   return mapBooking(row!);
 }
 
+/** The booking with this id, or null. */
+export async function findBookingById(knex: Knex, id: number): Promise<Booking | null> {
+  const row = (await knex('bookings').where({ id }).first(COLUMNS)) as BookingRow | undefined;
+  return row ? mapBooking(row) : null;
+}
+
 /** The booking with this uid; with `lock` (inside a transaction) its row is locked FOR UPDATE. */
 export async function findBookingByUid(
   knex: Knex,
@@ -280,6 +286,28 @@ export async function listHostBookings(
   options: { status?: BookingStatus | undefined; skip: number; take: number },
 ): Promise<Booking[]> {
   const query = knex('bookings').where({ host_user_id: hostUserId });
+  if (options.status) query.where({ status: options.status });
+  const rows = (await query
+    .orderBy([
+      { column: 'start_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .offset(options.skip)
+    .limit(options.take)
+    .select(COLUMNS)) as BookingRow[];
+  return rows.map(mapBooking);
+}
+
+/** Bookings of a team's event types, by start time (list_team_bookings, GET /v2/teams/:teamId/bookings). */
+export async function listTeamBookings(
+  knex: Knex,
+  teamId: number,
+  options: { status?: BookingStatus | undefined; skip: number; take: number },
+): Promise<Booking[]> {
+  const query = knex('bookings').whereIn(
+    'event_type_id',
+    knex('event_types').where({ team_id: teamId }).select('id'),
+  );
   if (options.status) query.where({ status: options.status });
   const rows = (await query
     .orderBy([

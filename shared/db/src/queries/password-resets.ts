@@ -14,6 +14,8 @@ import { bumpUser } from './users.ts';
 
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
 
+export type ResetLinkAuditAction = 'user.reset_link_created' | 'user.reset_link_sent';
+
 export interface NewPasswordResetToken {
   userId: number;
   tokenHash: string;
@@ -21,14 +23,16 @@ export interface NewPasswordResetToken {
 }
 
 /**
- * Stores a new link's token; every earlier link of the user stops working. With `audit` (the
- * operator CLI's `reset-password`), a `user.reset_link_created` event is written in the same
- * transaction (no token, no hash).
+ * Stores a new link's token; every earlier link of the user stops working. With `audit`, its
+ * event is written in the same transaction (no token, no hash): `user.reset_link_created` when the
+ * link is handed to the operator (the CLI's `reset-password`), `user.reset_link_sent` when it is
+ * mailed to the user (the console's "Send reset link").
  */
 export async function insertPasswordResetToken(
   knex: Knex,
   token: NewPasswordResetToken,
   audit?: AuditContext,
+  action: ResetLinkAuditAction = 'user.reset_link_created',
 ): Promise<void> {
   await knex.transaction(async (trx) => {
     const voided = await trx('password_reset_tokens').where({ user_id: token.userId }).del();
@@ -39,7 +43,7 @@ export async function insertPasswordResetToken(
     });
     if (audit) {
       await recordAuditEvent(trx, audit, {
-        action: 'user.reset_link_created',
+        action,
         targetType: 'user',
         targetId: token.userId,
         details: { expiresAt: token.expiresAt.toISOString(), olderLinksVoided: voided },

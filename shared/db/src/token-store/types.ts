@@ -41,6 +41,8 @@ export interface AccessTokenPayload extends TokenPayload {
   clientId: string;
   /** Space-separated granted scopes; may be empty or absent for a legacy client that asked for none. */
   scope?: string;
+  /** Audience (RFC 8707 resource the token was issued for); absent when the client named none. */
+  aud?: string;
   /** Issued at / expires at, epoch seconds. The store also expires the record itself. */
   iat: number;
   exp: number;

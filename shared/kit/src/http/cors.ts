@@ -7,7 +7,8 @@ import type { Context, Next } from 'koa';
  * cookie-based endpoints never get these headers (they are not mounted there).
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+// Mcp-Protocol-Version: MCP clients in a browser (the MCP server at /mcp, contract §17).
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, Mcp-Protocol-Version';
 const EXPOSE_HEADERS =
   'WWW-Authenticate, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Deprecation, Sunset';
 /** Browsers cap it (Chromium at 2 hours); a day asks for the most each allows. */

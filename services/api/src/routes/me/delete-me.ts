@@ -12,7 +12,8 @@ export const deleteMe = defineRoute({
     'Hand ownership to someone else or delete them first.` (`error.details` lists them as ' +
     '`{kind, id, name}`). Otherwise the accepted bookings the caller hosts are cancelled (reason ' +
     '`The host deleted their account`), and the account goes with its memberships, API keys, OAuth ' +
-    'grants and tokens, browser sessions, remembered consents, schedules, personal event types and the ' +
+    'grants and tokens, browser sessions, remembered consents, schedules, calendar connections with their ' +
+    'stored credentials (events already written stay in the calendars), personal event types and the ' +
     'OAuth clients it owns (their tokens end too). The key used for this call stops working at once.',
   tags: ['Me'],
   auth: 'api-key',

@@ -11,6 +11,10 @@ export const getMe = defineRoute({
   summary: 'The authenticated user, with their booking limits (verifies that credentials work)',
   tags: ['Me'],
   auth: 'user',
+  mcp: {
+    name: 'get_me',
+    description: "The signed-in user's profile (id, name, email, time zone, locale, booking limits)",
+  },
   scope: 'PROFILE_READ',
   response: { status: 200, description: 'The user', schema: meOutput },
   handler: async ({ caller, deps }) => {

@@ -27,6 +27,7 @@ export const bookingLimitRoutes = [
     summary: "The caller's booking limits (perDay, perWeek, perMonth, perYear; null when unset)",
     tags: TAGS,
     auth: 'user',
+    mcp: { name: 'get_booking_limits' },
     scope: 'PROFILE_READ',
     response: { status: 200, description: 'The limits', schema: bookingLimitsOutput },
     handler: async ({ caller, deps }) => {
@@ -41,6 +42,7 @@ export const bookingLimitRoutes = [
     summary: 'Merge update: a value sets that limit, null removes it, an omitted key is left alone',
     tags: TAGS,
     auth: 'user',
+    mcp: { name: 'update_booking_limits' },
     scope: 'PROFILE_WRITE',
     body: bookingLimitsInput,
     response: { status: 200, description: 'The limits after the change', schema: bookingLimitsOutput },

@@ -1,10 +1,17 @@
-import { listHostBookings } from '@sched/db/queries/bookings';
+import { listHostBookings, listTeamBookings } from '@sched/db/queries/bookings';
 import { getHostProfiles } from '@sched/db/queries/schedules';
 import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
 import { cancelBooking, createBooking, rescheduleBooking } from '../../scheduling/booking-service.ts';
 import { bookingOutput, presentBooking } from '../../scheduling/presenters.ts';
-import { bookingBody, cancelBody, listBookingsQuery, rescheduleBody, uidParams } from './schemas.ts';
+import {
+  bookingBody,
+  cancelBody,
+  idString,
+  listBookingsQuery,
+  rescheduleBody,
+  uidParams,
+} from './schemas.ts';
 
 const TAGS = ['Bookings'];
 
@@ -20,6 +27,10 @@ export const bookingRoutes = [
       'Books a slot (public). 409 slot_unavailable outside availability or when taken; 409 booking_limit_reached when a limit period is full',
     tags: TAGS,
     auth: 'public',
+    mcp: {
+      name: 'create_booking',
+      description: 'Books a slot of an event type for an attendee (start from get_available_slots)',
+    },
     scope: 'BOOKING_WRITE',
     rateLimit: BOOKINGS_LIMIT,
     body: bookingBody,
@@ -36,6 +47,7 @@ export const bookingRoutes = [
         eventTypeId: body.eventTypeId,
         start: new Date(body.start),
         attendee: body.attendee,
+        calendars: deps.calendars.busyTimes,
       });
       return { status: 201, data: presentBooking(booking, host) };
     },
@@ -46,6 +58,7 @@ export const bookingRoutes = [
     summary: 'Cancels a booking (public; the uid is the capability); it stops counting against limits',
     tags: TAGS,
     auth: 'public',
+    mcp: { name: 'cancel_booking', description: 'Cancels a booking by its uid' },
     scope: 'BOOKING_WRITE',
     rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
@@ -71,6 +84,10 @@ export const bookingRoutes = [
     summary: 'Moves a booking to a new start: a new booking is created and the old one cancelled (public)',
     tags: TAGS,
     auth: 'public',
+    mcp: {
+      name: 'reschedule_booking',
+      description: 'Moves a booking (by uid) to a new start; the old booking is cancelled',
+    },
     scope: 'BOOKING_WRITE',
     rateLimit: BOOKING_CHANGES_LIMIT,
     params: uidParams,
@@ -87,6 +104,7 @@ export const bookingRoutes = [
       const { booking, host } = await rescheduleBooking(deps.stores.db.knex, {
         uid: params.uid,
         start: new Date(body.start),
+        calendars: deps.calendars.busyTimes,
       });
       return { status: 201, data: presentBooking(booking, host) };
     },
@@ -97,6 +115,10 @@ export const bookingRoutes = [
     summary: "The caller's bookings as host, by start time (skip, take up to 250, optional status)",
     tags: TAGS,
     auth: 'user',
+    mcp: {
+      name: 'list_bookings',
+      description: "The user's bookings as host, by start time (optional status, skip, take)",
+    },
     scope: 'BOOKING_READ',
     query: listBookingsQuery,
     response: { status: 200, description: 'Bookings', schema: z.array(bookingOutput) },
@@ -111,6 +133,34 @@ export const bookingRoutes = [
         getHostProfiles(knex, [caller.userId]),
       ]);
       return { data: bookings.map((booking) => presentBooking(booking, hosts[0])) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/teams/:teamId/bookings',
+    summary: "Bookings of the team's event types, by start time (skip, take up to 250, optional status)",
+    tags: TAGS,
+    auth: 'user',
+    mcp: { name: 'list_team_bookings' },
+    scope: 'TEAM_BOOKING_READ',
+    access: { level: 'team', minimumRole: 'MEMBER', permission: 'booking.read' },
+    params: z.object({ teamId: idString }),
+    query: listBookingsQuery,
+    response: { status: 200, description: 'Bookings', schema: z.array(bookingOutput) },
+    handler: async ({ deps, params, query }) => {
+      const knex = deps.stores.db.knex;
+      const bookings = await listTeamBookings(knex, params.teamId, {
+        status: query.status,
+        skip: query.skip ?? 0,
+        take: query.take ?? 250,
+      });
+      const hostIds = [...new Set(bookings.flatMap((b) => (b.hostUserId === null ? [] : [b.hostUserId])))];
+      const hosts = new Map((await getHostProfiles(knex, hostIds)).map((host) => [host.id, host]));
+      return {
+        data: bookings.map((booking) =>
+          presentBooking(booking, booking.hostUserId === null ? undefined : hosts.get(booking.hostUserId)),
+        ),
+      };
     },
   }),
 ];

@@ -49,6 +49,7 @@ export const eventTypeRoutes = [
     summary: "The caller's personal event types",
     tags: TAGS,
     auth: 'user',
+    mcp: { name: 'list_event_types' },
     scope: 'EVENT_TYPE_READ',
     response: { status: 200, description: 'Event types', schema: z.array(eventTypeOutput) },
     handler: async ({ caller, deps }) => ({

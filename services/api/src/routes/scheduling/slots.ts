@@ -15,7 +15,7 @@ const isDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
  * `start` / `end`: a date is a whole day in `zone` (end inclusive: up to the end of that day), a
  * date-time is that instant (end inclusive too).
  */
-function rangeOf(start: string, end: string, zone: string): { from: number; to: number } {
+export function rangeOf(start: string, end: string, zone: string): { from: number; to: number } {
   const from = isDate(start)
     ? DateTime.fromISO(start, { zone }).startOf('day').toMillis()
     : DateTime.fromISO(start, { setZone: true }).toMillis();
@@ -33,6 +33,11 @@ export const slotRoutes = [
       'Bookable slots of an event type between start and end (dates inclusive, read in timeZone, or ISO date-times), grouped by date in timeZone',
     tags: ['Slots'],
     auth: 'public',
+    mcp: {
+      name: 'get_available_slots',
+      description:
+        'Bookable slot starts of an event type between start and end (dates YYYY-MM-DD, inclusive, read in timeZone, or ISO date-times), grouped by date',
+    },
     query: slotsQuery,
     response: { status: 200, description: 'Slot starts by date', schema: slotsByDateOutput },
     handler: async ({ deps, query }) => {
@@ -51,7 +56,12 @@ export const slotRoutes = [
       const knex = deps.stores.db.knex;
       const eventType = await findEventTypeById(knex, query.eventTypeId);
       if (!eventType) throw new NotFoundError('Event type not found');
-      const starts = await computeSlots(knex, eventType, { from, to, now: Date.now() });
+      const starts = await computeSlots(
+        knex,
+        eventType,
+        { from, to, now: Date.now() },
+        deps.calendars.busyTimes,
+      );
       const byDate: Record<string, Array<{ start: string }>> = {};
       for (const start of starts) {
         const local = DateTime.fromMillis(start, { zone });

@@ -10,6 +10,7 @@ export const listTeamsRoute = defineRoute({
   summary: 'Teams the caller is an accepted member of',
   tags: ['Teams'],
   auth: 'user',
+  mcp: { name: 'list_teams' },
   scope: 'TEAM_PROFILE_READ',
   query: pagination,
   response: { status: 200, description: 'Teams', schema: z.array(teamOutput) },

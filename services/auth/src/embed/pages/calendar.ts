@@ -1,48 +1,86 @@
-import type { CalendarProvider } from '@sched/policy/onboarding';
+import type { ConnectionView } from '@sched/calendars/service';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
 import { progress } from '../../embed-flow/pages/progress.ts';
+import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 
-/** How each provider is shown: a name and a small mark (letters, no third-party logos). */
-export const PROVIDER_LABELS: Record<CalendarProvider, { name: string; mark: string }> = {
-  google: { name: 'Google Calendar', mark: 'G' },
-  outlook: { name: 'Outlook', mark: 'O' },
-  apple: { name: 'Apple Calendar', mark: 'A' },
-  caldav: { name: 'CalDAV', mark: 'C' },
-};
+export const calendarCalDavStepPath = (uid: string) => `${interactionPath(uid, 'calendar')}/caldav`;
 
 export interface CalendarView {
   uid: string;
   csrf: string;
-  selected: CalendarProvider | null;
+  connections: readonly ConnectionView[];
+  /** Google / Microsoft (when configured): a link that opens the provider in a new window. */
+  oauthLinks: readonly { label: string; href: string }[];
+  caldav: { serverUrl: string; username: string };
+  caldavError?: string;
   error?: string;
 }
 
-/** Continue comes first in the form (Enter submits it); the stylesheet shows Skip on the left. */
+function connectionList(connections: readonly ConnectionView[]): SafeHtml {
+  if (connections.length === 0) return html``;
+  return html`<ul class="calendar-list" aria-label="Connected calendars">${connections.map(
+    (connection) =>
+      html`<li><span class="check-mark" aria-hidden="true">✓</span> ${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</li>`,
+  )}</ul>`;
+}
+
+function caldavForm(view: CalendarView): SafeHtml {
+  const invalid = view.caldavError ? html` aria-invalid="true" aria-describedby="caldav-error"` : '';
+  return html`<details class="caldav"${view.caldavError || view.oauthLinks.length === 0 ? html` open` : ''}>
+<summary>Connect a CalDAV calendar</summary>
+${view.caldavError ? html`<div class="alert alert-error" role="alert" id="caldav-error">${view.caldavError}</div>` : ''}
+<form method="post" action="${calendarCalDavStepPath(view.uid)}" novalidate>
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<div class="field">
+<label for="serverUrl">Server URL</label>
+<input id="serverUrl" name="serverUrl" type="url" inputmode="url" required placeholder="https://cloud.example.com" value="${view.caldav.serverUrl}"${invalid}>
+</div>
+<div class="field">
+<label for="username">Username</label>
+<input id="username" name="username" type="text" autocomplete="username" required value="${view.caldav.username}"${invalid}>
+</div>
+<div class="field">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid}>
+</div>
+<button type="submit" class="secondary block">Connect CalDAV calendar</button>
+</form>
+</details>`;
+}
+
+/**
+ * The onboarding calendar step (contract §16): connect CalDAV here, or Google / Microsoft in a new
+ * window (providers refuse to be framed), then Continue to consent. Works without JavaScript: the
+ * provider window ends on a page saying to come back, and Refresh shows the new connection.
+ * Continue comes first in the form (Enter submits it); the stylesheet shows Skip on the left.
+ */
 export function calendarPage(view: CalendarView): SafeHtml {
-  const entries = Object.entries(PROVIDER_LABELS) as Array<
-    [CalendarProvider, { name: string; mark: string }]
-  >;
+  const connected = view.connections.length > 0;
   return html`${progress('Calendar')}
 <h1>Connect your calendar</h1>
-<p class="lead">Scheduling checks it for conflicts so nobody books you when you are busy.</p>
+<p class="lead">Scheduling checks it for conflicts so nobody books you when you are busy, and adds your bookings to it.</p>
 ${view.error ? html`<div class="alert alert-error" role="alert" id="calendar-error">${view.error}</div>` : ''}
+${connectionList(view.connections)}
+${
+  view.oauthLinks.length > 0
+    ? html`<div class="provider-links">${view.oauthLinks.map(
+        (link) =>
+          html`<p><a class="button secondary block" href="${link.href}" target="_blank" rel="noopener">Connect ${link.label}</a></p>`,
+      )}
+<p class="fineprint">Opens in a new window. When you have finished there, <a href="${interactionPath(view.uid)}">Refresh</a> this step.</p></div>`
+    : ''
+}
+${caldavForm(view)}
 <form method="post" action="${interactionPath(view.uid, 'calendar')}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
-<fieldset class="providers"${view.error ? html` aria-describedby="calendar-error"` : ''}>
-<legend>Calendar provider</legend>
-${entries.map(
-  ([id, label]) => html`<div class="provider">
-<input type="radio" id="provider-${id}" name="provider" value="${id}"${view.selected === id ? html` checked` : ''}>
-<label for="provider-${id}"><span class="provider-mark provider-${id}" aria-hidden="true">${label.mark}</span>${label.name}</label>
-</div>`,
-)}
-</fieldset>
-<p class="fineprint">You will finish connecting the calendar in your Scheduling settings; for now we remember your choice.</p>
 <div class="actions">
-<button type="submit" name="action" value="connect" class="primary">Continue</button>
-<button type="submit" name="action" value="skip" class="secondary">Skip for now</button>
+${
+  connected
+    ? html`<button type="submit" name="action" value="continue" class="primary">Continue</button>`
+    : html`<button type="submit" name="action" value="skip" class="secondary">Skip for now</button>`
+}
 </div>
 </form>
 <p class="cancel-row"><button type="button" class="link-button" data-embed-close>Cancel</button></p>`;

@@ -2,7 +2,7 @@ import type { User } from '@sched/db/queries/users';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { PATHS } from '../../paths.ts';
 
-/** Plain names of the calendar choices the onboarding stores in users.calendar_provider. */
+/** Plain names of the calendar the onboarding step recorded (users.calendar_provider); the connections themselves are on the Calendars page. */
 const CALENDARS: Record<string, string> = {
   google: 'Google Calendar',
   outlook: 'Outlook Calendar',
@@ -25,6 +25,6 @@ ${row('Username', user.username ?? muted('Not set'))}
 ${row('Email', html`${user.email} ${user.emailVerifiedAt ? html`<span class="badge badge-approved">Verified</span>` : html`<span class="badge badge-pending">Not verified</span>`}`)}
 ${row('Time zone', user.timeZone)}
 ${row('Week starts on', user.weekStart)}
-${row('Calendar', user.calendarProvider === null ? muted(calendarLabel(null)) : calendarLabel(user.calendarProvider))}
+${row('Calendar', html`${user.calendarProvider === null ? muted(calendarLabel(null)) : calendarLabel(user.calendarProvider)} <a href="${PATHS.settingsCalendars}">Manage calendars</a>`)}
 </dl>`;
 }

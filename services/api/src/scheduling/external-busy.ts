@@ -1,0 +1,25 @@
+import { bumpBusyVersion } from '@sched/db/queries/calendar-connections';
+import { type CalendarWriteAction, enqueueCalendarWrite } from '@sched/db/queries/calendar-writes';
+import type { Knex } from 'knex';
+
+/** Busy times of the hosts' connected calendars (the calendar service's BusyTimes). */
+export interface ExternalBusy {
+  ofHosts(
+    hosts: ReadonlyArray<{ id: number; timeZone: string }>,
+    from: number,
+    to: number,
+  ): Promise<Map<number, Array<{ start: number; end: number }>>>;
+}
+
+/**
+ * A booking change of `hostUserId`, in its transaction: the calendar write is queued, and the
+ * host's cached busy times become stale (their connections' busy version moves on).
+ */
+export async function recordCalendarChange(
+  trx: Knex,
+  hostUserId: number,
+  write: { bookingId: number; action: CalendarWriteAction; fromBookingId?: number | null },
+): Promise<void> {
+  await enqueueCalendarWrite(trx, hostUserId, write);
+  await bumpBusyVersion(trx, [hostUserId]);
+}

@@ -1,0 +1,152 @@
+import { isValidTimeZone } from '@sched/policy/booking-periods';
+import ICAL from 'ical.js';
+import { DateTime } from 'luxon';
+import type { BusyInterval, CalendarEventDraft } from './connector.ts';
+
+/**
+ * iCalendar (RFC 5545) reading and writing with ical.js: which time a calendar object keeps busy,
+ * and the object a booking becomes. Pure: no I/O.
+ */
+
+type Time = InstanceType<typeof ICAL.Time>;
+type Component = InstanceType<typeof ICAL.Component>;
+
+/** Upper bound on occurrences read per recurring event and range (an unbounded RRULE stops here). */
+const MAX_OCCURRENCES = 5000;
+
+/**
+ * The instant a DATE-TIME stands for: UTC, an IANA TZID, a VTIMEZONE given in the object, or
+ * (floating, or a TZID nobody knows) the host's wall clock.
+ */
+function instantOf(time: Time, tzid: string | undefined, hostZone: string): number {
+  const parts = {
+    year: time.year,
+    month: time.month,
+    day: time.day,
+    hour: time.hour,
+    minute: time.minute,
+    second: time.second,
+  };
+  if (time.zone === ICAL.Timezone.utcTimezone)
+    return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
+  if (tzid && isValidTimeZone(tzid)) return DateTime.fromObject(parts, { zone: tzid }).toMillis();
+  if (tzid && ICAL.TimezoneService.has(tzid)) return time.toUnixTime() * 1000;
+  return DateTime.fromObject(parts, { zone: hostZone }).toMillis();
+}
+
+/** All-day values block whole days in the host's time zone: [start day 00:00, end day 00:00). */
+const dayStartIn = (time: Time, hostZone: string): number =>
+  DateTime.fromObject({ year: time.year, month: time.month, day: time.day }, { zone: hostZone }).toMillis();
+
+/** Does this event (or occurrence) keep its owner busy? Transparent and cancelled ones do not. */
+function blocks(event: Component): boolean {
+  const transp = String(event.getFirstPropertyValue('transp') ?? 'OPAQUE').toUpperCase();
+  const status = String(event.getFirstPropertyValue('status') ?? 'CONFIRMED').toUpperCase();
+  return transp !== 'TRANSPARENT' && status !== 'CANCELLED';
+}
+
+function intervalOf(event: Component, start: Time, end: Time, hostZone: string): BusyInterval | null {
+  const tzid = (event.getFirstProperty('dtstart')?.getParameter('tzid') as string | undefined) ?? undefined;
+  const endTzid = (event.getFirstProperty('dtend')?.getParameter('tzid') as string | undefined) ?? tzid;
+  const from = start.isDate ? dayStartIn(start, hostZone) : instantOf(start, tzid, hostZone);
+  let to = end.isDate ? dayStartIn(end, hostZone) : instantOf(end, endTzid, hostZone);
+  // An all-day event without DTEND lasts the day; a timed one without DTEND/DURATION is an instant.
+  if (to <= from)
+    to = start.isDate ? DateTime.fromMillis(from, { zone: hostZone }).plus({ days: 1 }).toMillis() : from;
+  return to > from ? { start: new Date(from), end: new Date(to) } : null;
+}
+
+/** Registers the VTIMEZONEs an object carries, so TZIDs that are not IANA names (Outlook's) resolve. */
+function registerZones(calendar: Component): void {
+  for (const zone of calendar.getAllSubcomponents('vtimezone')) {
+    const tzid = zone.getFirstPropertyValue('tzid');
+    if (typeof tzid === 'string' && !ICAL.TimezoneService.has(tzid)) ICAL.TimezoneService.register(zone);
+  }
+}
+
+/**
+ * The busy intervals of one calendar object (a VCALENDAR text) that overlap `range`: recurring
+ * events expanded with their exceptions, transparent and cancelled events (or occurrences) left
+ * out, tentative ones kept, all-day ones covering the day in `hostZone`.
+ */
+export function busyIntervalsOf(
+  ics: string,
+  range: { start: Date; end: Date },
+  hostZone: string,
+): BusyInterval[] {
+  const calendar = new ICAL.Component(ICAL.parse(ics));
+  registerZones(calendar);
+  const vevents = calendar.getAllSubcomponents('vevent');
+  const masters = vevents.filter((event) => !event.hasProperty('recurrence-id'));
+  const exceptions = vevents.filter((event) => event.hasProperty('recurrence-id'));
+  const from = range.start.getTime();
+  const to = range.end.getTime();
+  const overlaps = (interval: BusyInterval) => interval.start.getTime() < to && interval.end.getTime() > from;
+  const busy: BusyInterval[] = [];
+
+  for (const master of masters) {
+    const uid = master.getFirstPropertyValue('uid');
+    const event = new ICAL.Event(master, {
+      exceptions: exceptions.filter((exception) => exception.getFirstPropertyValue('uid') === uid),
+    });
+    if (!event.isRecurring()) {
+      if (!blocks(master)) continue;
+      const interval = intervalOf(master, event.startDate, event.endDate, hostZone);
+      if (interval && overlaps(interval)) busy.push(interval);
+      continue;
+    }
+    const iterator = event.iterator();
+    for (let n = 0; n < MAX_OCCURRENCES; n++) {
+      const next = iterator.next();
+      if (!next) break;
+      const details = event.getOccurrenceDetails(next);
+      const item = details.item.component;
+      const interval = intervalOf(item, details.startDate, details.endDate, hostZone);
+      if (!interval) continue;
+      if (interval.start.getTime() >= to) break;
+      if (blocks(item) && overlaps(interval)) busy.push(interval);
+    }
+  }
+  // Exceptions whose master is not in this object (some servers split them) stand alone.
+  const masterUids = new Set(masters.map((master) => master.getFirstPropertyValue('uid')));
+  for (const orphan of exceptions.filter(
+    (exception) => !masterUids.has(exception.getFirstPropertyValue('uid')),
+  )) {
+    const event = new ICAL.Event(orphan);
+    if (!blocks(orphan)) continue;
+    const interval = intervalOf(orphan, event.startDate, event.endDate, hostZone);
+    if (interval && overlaps(interval)) busy.push(interval);
+  }
+  return busy;
+}
+
+const utc = (date: Date): Time => ICAL.Time.fromJSDate(date, true);
+
+/** The VCALENDAR a booking becomes: times in UTC, the host as organizer, attendees invited. */
+export function eventToICalendar(draft: CalendarEventDraft, now = new Date()): string {
+  const calendar = new ICAL.Component(['vcalendar', [], []]);
+  calendar.addPropertyWithValue('prodid', '-//sched//calendar connections//EN');
+  calendar.addPropertyWithValue('version', '2.0');
+  const event = new ICAL.Component('vevent');
+  event.addPropertyWithValue('uid', draft.uid);
+  event.addPropertyWithValue('dtstamp', utc(now));
+  event.addPropertyWithValue('dtstart', utc(draft.start));
+  event.addPropertyWithValue('dtend', utc(draft.end));
+  event.addPropertyWithValue('summary', draft.title);
+  event.addPropertyWithValue('description', draft.description);
+  event.addPropertyWithValue('status', 'CONFIRMED');
+  event.addPropertyWithValue('transp', 'OPAQUE');
+  // A later write of the same booking (a move) must supersede the earlier one in invitees' clients.
+  event.addPropertyWithValue('sequence', Math.floor(now.getTime() / 1000) % 2_000_000_000);
+  const organizer = event.addPropertyWithValue('organizer', `mailto:${draft.organizer.email}`);
+  organizer.setParameter('cn', draft.organizer.name);
+  for (const attendee of draft.attendees) {
+    const property = event.addPropertyWithValue('attendee', `mailto:${attendee.email}`);
+    property.setParameter('cn', attendee.name);
+    property.setParameter('role', 'REQ-PARTICIPANT');
+    property.setParameter('partstat', 'NEEDS-ACTION');
+    property.setParameter('rsvp', 'TRUE');
+  }
+  calendar.addSubcomponent(event);
+  return calendar.toString();
+}

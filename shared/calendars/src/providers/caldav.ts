@@ -1,0 +1,220 @@
+import {
+  createAccount,
+  createCalendarObject,
+  type DAVAccount,
+  type DAVCalendar,
+  deleteCalendarObject,
+  fetchCalendarObjects,
+  fetchCalendars,
+  getBasicAuthHeaders,
+  updateCalendarObject,
+} from 'tsdav';
+import {
+  type BusyInterval,
+  type CalDavCredentials,
+  type CalendarConnector,
+  type CalendarEventDraft,
+  CredentialsRefusedError,
+  ProviderUnavailableError,
+  type RemoteCalendar,
+} from '../connector.ts';
+import { busyIntervalsOf, eventToICalendar } from '../icalendar.ts';
+
+/**
+ * CalDAV (RFC 4791) through tsdav: discovery as RFC 6764 says (/.well-known/caldav, then
+ * current-user-principal, calendar-home-set, the calendar collections), events read with a
+ * calendar-query over the range and expanded by ical.js (icalendar.ts), bookings written as
+ * one object each. Every request goes through the given fetch (the outbound module's).
+ */
+
+export const CREDENTIALS_REFUSED_MESSAGE = 'The calendar server refused these credentials';
+export const UNREACHABLE_MESSAGE = 'The calendar server could not be reached';
+
+/** The server answered, but no CalDAV calendar home was found at that address. */
+export class NotACalDavServerError extends Error {
+  override name = 'NotACalDavServerError';
+}
+
+type Fetch = typeof globalThis.fetch;
+
+/**
+ * What went wrong over one operation's requests: tsdav swallows some failures (discovery tries
+ * several URLs), so the fetch it is given records 401s, 5xx and network failures, and the
+ * operation's error is judged by them.
+ */
+function trackedFetch(fetchOut: Fetch) {
+  const seen = {
+    unauthorized: false,
+    unavailable: undefined as string | undefined,
+    refused: undefined as Error | undefined,
+  };
+  const fetch: Fetch = async (input, init) => {
+    let response: Response;
+    try {
+      response = await fetchOut(input, init);
+    } catch (error) {
+      // The outbound module's address/scheme refusals are not outages: reported as they are.
+      if (error instanceof Error && error.name === 'OutboundRefusedError') seen.refused = error;
+      else seen.unavailable = error instanceof Error ? error.message : String(error);
+      throw error;
+    }
+    if (response.status === 401) seen.unauthorized = true;
+    if (response.status >= 500) seen.unavailable = `HTTP ${response.status}`;
+    return response;
+  };
+  const judge = (error: unknown): Error => {
+    if (seen.refused) return seen.refused;
+    if (seen.unauthorized) return new CredentialsRefusedError(CREDENTIALS_REFUSED_MESSAGE);
+    if (seen.unavailable !== undefined)
+      return new ProviderUnavailableError(`${UNREACHABLE_MESSAGE} (${seen.unavailable})`);
+    return error instanceof Error ? error : new Error(String(error));
+  };
+  return { fetch, judge };
+}
+
+/** Runs one operation with a fresh tracker; failures come out as the interface's errors. */
+async function run<T>(fetchOut: Fetch, operation: (fetch: Fetch) => Promise<T>): Promise<T> {
+  const tracker = trackedFetch(fetchOut);
+  try {
+    return await operation(tracker.fetch);
+  } catch (error) {
+    throw tracker.judge(error);
+  }
+}
+
+/** A write's answer: 2xx fine, anything else thrown as the interface's errors. */
+function expectOk(response: Response, what: string, allowNotFound = false): void {
+  if (response.ok || (allowNotFound && response.status === 404)) return;
+  if (response.status === 401) throw new CredentialsRefusedError(CREDENTIALS_REFUSED_MESSAGE);
+  if (response.status >= 500 || response.status === 429) {
+    throw new ProviderUnavailableError(`${what}: the calendar server answered ${response.status}`);
+  }
+  throw new Error(`${what}: the calendar server answered ${response.status}`);
+}
+
+const supportsEvents = (calendar: DAVCalendar) =>
+  !calendar.components || calendar.components.length === 0 || calendar.components.includes('VEVENT');
+
+const displayName = (calendar: DAVCalendar): string =>
+  typeof calendar.displayName === 'string' && calendar.displayName.trim() !== ''
+    ? calendar.displayName
+    : decodeURIComponent(new URL(calendar.url).pathname.split('/').filter(Boolean).pop() ?? 'Calendar');
+
+export interface CalDavDeps {
+  fetch: Fetch;
+}
+
+export interface CalDavDiscovery {
+  /** The calendar home found by discovery, kept with the credentials so later calls skip discovery. */
+  calendarHomeUrl: string;
+  calendars: RemoteCalendar[];
+}
+
+export function createCalDavConnector(
+  credentials: CalDavCredentials,
+  deps: CalDavDeps,
+): CalendarConnector & {
+  discover(): Promise<CalDavDiscovery>;
+} {
+  const headers = getBasicAuthHeaders({ username: credentials.username, password: credentials.password });
+  let homeUrl = credentials.calendarHomeUrl;
+
+  const account = async (fetch: Fetch): Promise<DAVAccount> => {
+    if (homeUrl)
+      return { accountType: 'caldav', serverUrl: credentials.serverUrl, rootUrl: homeUrl, homeUrl };
+    const found = await createAccount({
+      account: { accountType: 'caldav', serverUrl: credentials.serverUrl },
+      headers,
+      fetch,
+    });
+    if (!found.homeUrl) throw new NotACalDavServerError('No calendar home was found at this address');
+    homeUrl = found.homeUrl;
+    return found;
+  };
+
+  const calendars = async (fetch: Fetch): Promise<RemoteCalendar[]> => {
+    const list = (await fetchCalendars({ account: await account(fetch), headers, fetch })).filter(
+      supportsEvents,
+    );
+    return list.map((calendar, index) => ({
+      externalId: calendar.url,
+      name: displayName(calendar),
+      // CalDAV offers no cheap read-only flag across servers: the owner's own collections are writable.
+      readOnly: false,
+      primary: index === 0,
+    }));
+  };
+
+  const calendarAt = (url: string): DAVCalendar => ({ url });
+
+  return {
+    async discover() {
+      return run(deps.fetch, async (fetch) => {
+        const list = await calendars(fetch);
+        return { calendarHomeUrl: homeUrl!, calendars: list };
+      });
+    },
+    async account() {
+      return credentials.username;
+    },
+    async listCalendars() {
+      return run(deps.fetch, calendars);
+    },
+    async busyTimes(calendarIds, range, timeZone): Promise<BusyInterval[]> {
+      const timeRange = { start: range.start.toISOString(), end: range.end.toISOString() };
+      const perCalendar = await Promise.all(
+        calendarIds.map((url) =>
+          run(deps.fetch, async (fetch) => {
+            const objects = await fetchCalendarObjects({
+              calendar: calendarAt(url),
+              timeRange,
+              // Servers name objects as they like (not always *.ics).
+              urlFilter: (href) => href.length > 0,
+              headers,
+              fetch,
+            });
+            return objects.flatMap((object) =>
+              typeof object.data === 'string' && object.data.includes('BEGIN:VCALENDAR')
+                ? busyIntervalsOf(object.data, range, timeZone)
+                : [],
+            );
+          }),
+        ),
+      );
+      return perCalendar.flat();
+    },
+    async createEvent(calendarId, event: CalendarEventDraft) {
+      return run(deps.fetch, async (fetch) => {
+        const filename = `${encodeURIComponent(event.uid)}.ics`;
+        const response = await createCalendarObject({
+          calendar: calendarAt(calendarId),
+          filename,
+          iCalString: eventToICalendar(event),
+          headers,
+          fetch,
+        });
+        expectOk(response, 'Creating the event');
+        return {
+          externalId: new URL(filename, calendarId.endsWith('/') ? calendarId : `${calendarId}/`).href,
+        };
+      });
+    },
+    async updateEvent(_calendarId, externalId, event) {
+      await run(deps.fetch, async (fetch) => {
+        const response = await updateCalendarObject({
+          calendarObject: { url: externalId, data: eventToICalendar(event) },
+          headers,
+          fetch,
+        });
+        expectOk(response, 'Moving the event');
+      });
+    },
+    async deleteEvent(_calendarId, externalId) {
+      await run(deps.fetch, async (fetch) => {
+        const response = await deleteCalendarObject({ calendarObject: { url: externalId }, headers, fetch });
+        // Already gone (the user deleted it): nothing left to do.
+        expectOk(response, 'Deleting the event', true);
+      });
+    },
+  };
+}

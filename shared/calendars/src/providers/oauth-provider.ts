@@ -1,0 +1,47 @@
+import type { Config } from '@sched/kit/config';
+import type { CalendarConnector, OAuthCredentials } from '../connector.ts';
+import { googleProvider } from './google.ts';
+import { microsoftProvider } from './microsoft.ts';
+import type { Fetch } from './oauth-tokens.ts';
+
+/** A calendar provider reached through OAuth, our server being its client (contract §16). */
+export type OAuthProviderId = 'google' | 'microsoft';
+
+export interface OAuthConnectorDeps {
+  credentials: OAuthCredentials;
+  /** The outbound module's fetch (address rule, size and time caps). */
+  fetch: Fetch;
+  /** Persists refreshed credentials (encrypted by the library) before they are used. */
+  saveCredentials(credentials: OAuthCredentials): Promise<void>;
+  now?: () => number;
+}
+
+export interface OAuthCalendarProvider {
+  id: OAuthProviderId;
+  /** What the connect button and the pages call it. */
+  label: string;
+  /** Where the browser goes to authorize us (authorization-code flow with PKCE S256). */
+  authorizationUrl(params: { redirectUri: string; state: string; codeChallenge: string }): string;
+  /** The callback's code for credentials (CredentialsRefusedError when the provider refuses it). */
+  exchangeCode(
+    fetchOut: Fetch,
+    params: { code: string; codeVerifier: string; redirectUri: string },
+  ): Promise<OAuthCredentials>;
+  connector(deps: OAuthConnectorDeps): CalendarConnector;
+}
+
+/** The OAuth providers this deployment offers: those whose client id and secret are configured. */
+export function configuredOAuthProviders(config: Pick<Config, 'calendarProviders'>): OAuthCalendarProvider[] {
+  const { google, microsoft } = config.calendarProviders;
+  return [...(google ? [googleProvider(google)] : []), ...(microsoft ? [microsoftProvider(microsoft)] : [])];
+}
+
+export const isOAuthProviderId = (value: string): value is OAuthProviderId =>
+  value === 'google' || value === 'microsoft';
+
+/** The configured provider `id`, or undefined (not configured: not offered). */
+export const oauthProviderFor = (
+  config: Pick<Config, 'calendarProviders'>,
+  id: string,
+): OAuthCalendarProvider | undefined =>
+  configuredOAuthProviders(config).find((provider) => provider.id === id);

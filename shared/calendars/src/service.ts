@@ -1,0 +1,231 @@
+import type { Config } from '@sched/kit/config';
+import {
+  type CalendarChoice,
+  type CalendarConnection,
+  deleteCalendarConnection,
+  getCalendarConnection,
+  listCalendarConnections,
+  saveCalendarConnection,
+  updateCalendarChoices,
+  updateConnectionCredentials,
+} from '@sched/db/queries/calendar-connections';
+import type { Logger } from '@sched/kit/logger';
+import { type OutboundFetch, OutboundRefusedError } from '@sched/kit/outbound';
+import type { Knex } from 'knex';
+import { BusyTimes, mergeByConnection } from './busy-times.ts';
+import type {
+  CalDavCredentials,
+  CalendarConnector,
+  CalendarProvider,
+  ConnectionCredentials,
+  OAuthCredentials,
+  RemoteCalendar,
+} from './connector.ts';
+import type { CredentialsBox } from './credentials-box.ts';
+import { createCalDavConnector } from './providers/caldav.ts';
+import { connectorFor } from './registry.ts';
+
+/** A connection as the API and the settings pages show it: never any credential. */
+export interface ConnectionView {
+  id: number;
+  provider: CalendarProvider;
+  account: string;
+  status: 'active' | 'needs_reauth';
+  lastSyncError: { at: string; message: string } | null;
+  calendars: {
+    id: number;
+    name: string;
+    readOnly: boolean;
+    checkForConflicts: boolean;
+    isDestination: boolean;
+  }[];
+}
+
+export interface CalDavConnectInput {
+  serverUrl: string;
+  username: string;
+  password: string;
+}
+
+export interface CalendarSelectionChange {
+  id: number;
+  checkForConflicts?: boolean | undefined;
+  isDestination?: boolean | undefined;
+}
+
+/** The CalDAV URL is not one we may fetch (scheme or address rule of the outbound module). */
+export class CalendarAddressRefusedError extends Error {
+  override name = 'CalendarAddressRefusedError';
+}
+
+export function presentConnection(connection: CalendarConnection): ConnectionView {
+  return {
+    id: connection.id,
+    provider: connection.provider,
+    account: connection.account,
+    status: connection.status,
+    lastSyncError: connection.lastSyncError
+      ? { at: connection.lastSyncError.at.toISOString(), message: connection.lastSyncError.message }
+      : null,
+    calendars: connection.calendars.map((calendar) => ({
+      id: calendar.id,
+      name: calendar.name,
+      readOnly: calendar.readOnly,
+      checkForConflicts: calendar.checkForConflicts,
+      isDestination: calendar.isDestination,
+    })),
+  };
+}
+
+export interface CalendarServiceDeps {
+  knex: Knex;
+  logger: Logger;
+  box: CredentialsBox;
+  /** The outbound fetch for calendar providers (address rule, caps). */
+  fetch: OutboundFetch;
+  /** Google / Microsoft client and endpoints (config.calendarProviders). */
+  providers: Config['calendarProviders'];
+}
+
+/**
+ * The one service behind the calendar API routes, the settings page and the onboarding step
+ * (contract §16), plus what availability and the write queue need: busy times and connectors.
+ */
+export interface CalendarService {
+  /** Discovers and verifies a CalDAV account, then saves it (or refreshes it when already connected). */
+  connectCalDav(userId: number, input: CalDavConnectInput): Promise<ConnectionView>;
+  /** Saves (or re-authorizes) a Google / Microsoft connection after the OAuth callback. */
+  saveOAuthConnection(
+    userId: number,
+    provider: Exclude<CalendarProvider, 'caldav'>,
+    account: string,
+    credentials: OAuthCredentials,
+  ): Promise<ConnectionView>;
+  listConnections(userId: number): Promise<ConnectionView[]>;
+  /** One destination at most across all connections of the user. */
+  updateSelection(
+    userId: number,
+    connectionId: number,
+    calendars: CalendarSelectionChange[],
+  ): Promise<ConnectionView>;
+  /** Revokes where the provider offers it, then deletes the connection and its credentials. */
+  disconnect(userId: number, connectionId: number): Promise<void>;
+  /** Busy intervals of the user's checked calendars in [from, to), merged per connection. */
+  userBusyTimes(
+    user: { id: number; timeZone: string },
+    from: number,
+    to: number,
+  ): Promise<Array<{ start: number; end: number; connectionId: number }>>;
+  busyTimes: BusyTimes;
+  /** The connector of a stored connection (credentials opened here, refreshed ones sealed back). */
+  connectorOf(connection: CalendarConnection): CalendarConnector;
+}
+
+export function createCalendarService(deps: CalendarServiceDeps): CalendarService {
+  const { knex, box } = deps;
+
+  const connectorOf = (connection: CalendarConnection): CalendarConnector =>
+    connectorFor(
+      {
+        provider: connection.provider,
+        credentials: box.open<ConnectionCredentials>(connection.credentialsSealed),
+      },
+      {
+        fetch: deps.fetch,
+        providers: deps.providers,
+        saveCredentials: (credentials) =>
+          updateConnectionCredentials(knex, connection.id, box.seal(credentials)),
+      },
+    );
+
+  const busyTimes = new BusyTimes({ knex, logger: deps.logger, connectorOf });
+
+  const save = async (
+    userId: number,
+    provider: CalendarProvider,
+    account: string,
+    credentials: ConnectionCredentials,
+    calendars: RemoteCalendar[],
+  ) =>
+    presentConnection(
+      await saveCalendarConnection(knex, {
+        userId,
+        provider,
+        account,
+        credentialsSealed: box.seal(credentials),
+        calendars,
+      }),
+    );
+
+  return {
+    busyTimes,
+    connectorOf,
+
+    async connectCalDav(userId, input) {
+      const credentials: CalDavCredentials = {
+        serverUrl: input.serverUrl,
+        username: input.username,
+        password: input.password,
+      };
+      let found: Awaited<ReturnType<ReturnType<typeof createCalDavConnector>['discover']>>;
+      try {
+        found = await createCalDavConnector(credentials, { fetch: deps.fetch }).discover();
+      } catch (error) {
+        if (error instanceof OutboundRefusedError) throw new CalendarAddressRefusedError(error.message);
+        throw error;
+      }
+      return save(
+        userId,
+        'caldav',
+        input.username,
+        { ...credentials, calendarHomeUrl: found.calendarHomeUrl },
+        found.calendars,
+      );
+    },
+
+    async saveOAuthConnection(userId, provider, account, credentials) {
+      const connector = connectorFor(
+        { provider, credentials },
+        { fetch: deps.fetch, providers: deps.providers, saveCredentials: async () => {} },
+      );
+      return save(userId, provider, account, credentials, await connector.listCalendars());
+    },
+
+    async listConnections(userId) {
+      return (await listCalendarConnections(knex, [userId])).map(presentConnection);
+    },
+
+    async updateSelection(userId, connectionId, calendars) {
+      const choices: CalendarChoice[] = calendars;
+      return presentConnection(await updateCalendarChoices(knex, userId, connectionId, choices));
+    },
+
+    async disconnect(userId, connectionId) {
+      const connection = await getCalendarConnection(knex, userId, connectionId);
+      const connector = connectorOf(connection);
+      if (connector.revoke) {
+        // Revocation is a courtesy to the provider: our copy of the credentials goes regardless.
+        await connector.revoke().catch((error: unknown) => {
+          deps.logger.warn(
+            {
+              connectionId,
+              provider: connection.provider,
+              reason: error instanceof Error ? error.message : String(error),
+            },
+            'calendar token revocation failed; the connection is deleted anyway',
+          );
+        });
+      }
+      await deleteCalendarConnection(knex, userId, connectionId);
+    },
+
+    async userBusyTimes(user, from, to) {
+      const byHost = await busyTimes.ofHosts([user], from, to);
+      return mergeByConnection(byHost.get(user.id) ?? []).map((interval) => ({
+        start: Math.max(interval.start, from),
+        end: Math.min(interval.end, to),
+        connectionId: interval.connectionId,
+      }));
+    },
+  };
+}

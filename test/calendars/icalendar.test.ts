@@ -1,0 +1,155 @@
+// iCalendar reading and writing (shared/calendars/src/icalendar.ts) and the credentials box,
+// without a server: time zones, recurrence exceptions, floating and all-day times, the written event.
+import { CredentialsBox } from '@sched/calendars/credentials-box';
+import { busyIntervalsOf, eventToICalendar } from '@sched/calendars/icalendar';
+import test from 'ava';
+
+const calendar = (...body: string[]) =>
+  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...body, 'END:VCALENDAR', ''].join('\r\n');
+const range = { start: new Date('2031-03-01T00:00:00Z'), end: new Date('2031-03-31T00:00:00Z') };
+const iso = (list: Array<{ start: Date; end: Date }>) =>
+  list.map((b) => [b.start.toISOString(), b.end.toISOString()]).sort((a, b) => a[0]!.localeCompare(b[0]!));
+
+test('a weekly series: an exception moved, one cancelled, one made transparent, and an EXDATE', (t) => {
+  const ics = calendar(
+    'BEGIN:VEVENT',
+    'UID:series',
+    'DTSTAMP:20310101T000000Z',
+    'DTSTART:20310303T090000Z',
+    'DTEND:20310303T100000Z',
+    'RRULE:FREQ=WEEKLY;COUNT=5',
+    'EXDATE:20310331T090000Z',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:series',
+    'DTSTAMP:20310101T000000Z',
+    'RECURRENCE-ID:20310310T090000Z',
+    'DTSTART:20310310T140000Z',
+    'DTEND:20310310T150000Z',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:series',
+    'DTSTAMP:20310101T000000Z',
+    'RECURRENCE-ID:20310317T090000Z',
+    'DTSTART:20310317T090000Z',
+    'DTEND:20310317T100000Z',
+    'STATUS:CANCELLED',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:series',
+    'DTSTAMP:20310101T000000Z',
+    'RECURRENCE-ID:20310324T090000Z',
+    'DTSTART:20310324T090000Z',
+    'DTEND:20310324T100000Z',
+    'TRANSP:TRANSPARENT',
+    'END:VEVENT',
+  );
+  t.deepEqual(iso(busyIntervalsOf(ics, range, 'UTC')), [
+    ['2031-03-03T09:00:00.000Z', '2031-03-03T10:00:00.000Z'],
+    ['2031-03-10T14:00:00.000Z', '2031-03-10T15:00:00.000Z'],
+  ]);
+});
+
+test('a TZID given by a VTIMEZONE that is not an IANA name (as Outlook writes them)', (t) => {
+  const ics = calendar(
+    'BEGIN:VTIMEZONE',
+    'TZID:W. Europe Standard Time',
+    'BEGIN:STANDARD',
+    'DTSTART:16010101T030000',
+    'TZOFFSETFROM:+0200',
+    'TZOFFSETTO:+0100',
+    'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
+    'END:STANDARD',
+    'BEGIN:DAYLIGHT',
+    'DTSTART:16010101T020000',
+    'TZOFFSETFROM:+0100',
+    'TZOFFSETTO:+0200',
+    'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3',
+    'END:DAYLIGHT',
+    'END:VTIMEZONE',
+    'BEGIN:VEVENT',
+    'UID:outlook',
+    'DTSTAMP:20310101T000000Z',
+    'DTSTART;TZID=W. Europe Standard Time:20310305T100000',
+    'DTEND;TZID=W. Europe Standard Time:20310305T110000',
+    'END:VEVENT',
+  );
+  t.deepEqual(iso(busyIntervalsOf(ics, range, 'America/New_York')), [
+    ['2031-03-05T09:00:00.000Z', '2031-03-05T10:00:00.000Z'],
+  ]);
+});
+
+test('floating times and all-day events are read in the host’s zone; an all-day event without DTEND lasts its day', (t) => {
+  const ics = calendar(
+    'BEGIN:VEVENT',
+    'UID:floating',
+    'DTSTAMP:20310101T000000Z',
+    'DTSTART:20310305T100000',
+    'DTEND:20310305T110000',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:day',
+    'DTSTAMP:20310101T000000Z',
+    'DTSTART;VALUE=DATE:20310306',
+    'END:VEVENT',
+  );
+  t.deepEqual(iso(busyIntervalsOf(ics, range, 'America/New_York')), [
+    ['2031-03-05T15:00:00.000Z', '2031-03-05T16:00:00.000Z'],
+    ['2031-03-06T05:00:00.000Z', '2031-03-07T05:00:00.000Z'],
+  ]);
+});
+
+test('events outside the range are left out', (t) => {
+  const ics = calendar(
+    'BEGIN:VEVENT',
+    'UID:late',
+    'DTSTAMP:20310101T000000Z',
+    'DTSTART:20310415T100000Z',
+    'DTEND:20310415T110000Z',
+    'END:VEVENT',
+  );
+  t.deepEqual(busyIntervalsOf(ics, range, 'UTC'), []);
+});
+
+test('the event a booking becomes: UTC times, organizer, the attendee invited, and it reads back as busy', (t) => {
+  const folded = eventToICalendar({
+    uid: 'abc@sched',
+    title: 'Intro call with Ada',
+    description: 'Line one\nLine two, with a comma; and a semicolon',
+    start: new Date('2031-03-05T10:00:00Z'),
+    end: new Date('2031-03-05T10:30:00Z'),
+    timeZone: 'Europe/Berlin',
+    organizer: { email: 'host@example.com', name: 'Host' },
+    attendees: [{ email: 'ada@example.com', name: 'Ada' }],
+  });
+  const ics = folded.replace(/\r\n /g, '');
+  t.regex(ics, /UID:abc@sched/);
+  t.regex(ics, /DTSTART:20310305T100000Z/);
+  t.regex(ics, /ORGANIZER;CN=Host:mailto:host@example.com/);
+  t.regex(ics, /ATTENDEE;[^\r\n]*CN=Ada[^\r\n]*:mailto:ada@example.com/);
+  t.regex(ics, /DESCRIPTION:Line one\\nLine two\\, with a comma\\; and a semicolon/);
+  t.deepEqual(iso(busyIntervalsOf(ics, range, 'UTC')), [
+    ['2031-03-05T10:00:00.000Z', '2031-03-05T10:30:00.000Z'],
+  ]);
+});
+
+test('credentials box: sealed text holds nothing in clear, opens back, a changed byte or another key fails', (t) => {
+  const box = new CredentialsBox('k'.repeat(40));
+  const credentials = {
+    serverUrl: 'https://dav.example.com/',
+    username: 'alex',
+    password: 'secret-password',
+  };
+  const sealed = box.seal(credentials);
+  t.false(sealed.includes('secret-password'));
+  t.false(sealed.includes('alex'));
+  t.not(box.seal(credentials), sealed, 'a fresh nonce each time');
+  t.deepEqual(box.open(sealed), credentials);
+  const parts = sealed.split('.');
+  const body = Buffer.from(parts[2]!, 'base64url');
+  body[0] = body[0]! ^ 1;
+  parts[2] = body.toString('base64url');
+  t.throws(() => box.open(parts.join('.')));
+  t.throws(() => new CredentialsBox('x'.repeat(40)).open(sealed));
+  t.throws(() => new CredentialsBox(undefined).seal(credentials), { message: /ENCRYPTION_KEY/ });
+});

@@ -1,0 +1,118 @@
+import { findUserById } from '@sched/db/queries/users';
+import test from 'ava';
+import { createEmbedClient, embedUrl, pageMessage } from '../embed-flow/helpers.ts';
+import { insertUser, type TestClient, type TestUser } from '../support/factories.ts';
+import { type FakeGoogle, startFakeGoogle } from '../support/fake-google.ts';
+import { FlowBrowser, type PageResult, pkcePair, type RedirectResult } from '../support/oauth.ts';
+import { setUpRadicale } from '../support/radicale.ts';
+import { setUpWorld } from '../support/world.ts';
+import { text } from '../settings/helpers.ts';
+
+// The onboarding embed's calendar step over HTTP (contract §16): CalDAV connected in the step
+// against a real radicale (refused, then connected, then Continue to consent), and the Google
+// link's single-use ticket that lets a new first-party window connect for the frame's user.
+
+const PARENT = 'http://127.0.0.1:4557';
+const alex = { username: 'alex', password: 'correct horse battery staple' };
+const radicale = setUpRadicale(test, [alex]);
+let google: FakeGoogle;
+const world = setUpWorld(test, {
+  env: async () => {
+    google = await startFakeGoogle();
+    return google.env;
+  },
+});
+test.after.always(async () => {
+  await google?.close();
+});
+let client: TestClient;
+
+test.before(async () => {
+  client = await createEmbedClient(world.knex(), PARENT);
+  await radicale.makeCalendar(alex, 'work', 'Work');
+});
+
+function asPage(result: PageResult | RedirectResult): PageResult {
+  if (result.kind !== 'page') throw new Error(`expected a page, got a redirect to ${result.url.href}`);
+  return result;
+}
+
+/** A user left at the calendar step, signed in inside the embed: the step's page. */
+async function atCalendarStep(): Promise<{ user: TestUser; browser: FlowBrowser; step: PageResult }> {
+  const user = await insertUser(world.knex());
+  await world.knex()('users').where({ id: user.id }).update({ onboarding_step: 'calendar' });
+  const browser = new FlowBrowser(world.system.url);
+  const entry = asPage(
+    await browser.open(
+      embedUrl(world.system.url, { client, parentOrigin: PARENT, challenge: pkcePair().challenge }),
+    ),
+  );
+  const signInHref = /href="([^"]*\/signin)"/.exec(entry.html)?.[1];
+  const signIn = asPage(await browser.open(new URL(signInHref!, world.system.url)));
+  const step = asPage(
+    await browser.submit(signIn, '/signin', { email: user.email, password: user.password }),
+  );
+  if (!/Connect your calendar/.test(step.html)) throw new Error(`not the calendar step:\n${step.html}`);
+  return { user, browser, step };
+}
+
+test('CalDAV in the step: refused credentials say so and save nothing; then connected, Continue reaches consent', async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  const refused = asPage(
+    await browser.submit(step, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: 'wrong',
+    }),
+  );
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('The calendar server refused these credentials'));
+  t.is(pageMessage(refused.html)?.code, 'ONBOARDING_FAILED');
+  t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);
+
+  const connected = asPage(
+    await browser.submit(refused, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  t.true(text(connected.html).includes('CalDAV: alex'), 'the step lists the new connection');
+  t.false(connected.html.includes(alex.password));
+  const consent = asPage(await browser.submit(connected, '/calendar', { action: 'continue' }));
+  t.regex(consent.html, /Acme Bookings wants to access your account/);
+  const done = (await findUserById(world.knex(), user.id))!;
+  t.is(done.onboardingStep, 'complete');
+  t.is(done.calendarProvider, 'caldav');
+  const [connection] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.like(connection, { provider: 'caldav', account: 'alex', status: 'active' });
+});
+
+test("the Google link: a single-use ticket starts the flow in a new window for the frame's user", async (t) => {
+  const { user, step } = await atCalendarStep();
+  const href = /href="([^"]*\/auth\/calendars\/connect\/google\?ticket=[^"]+)"/.exec(step.html)?.[1];
+  t.truthy(href);
+  const link = new URL(href!.replace(/&amp;/g, '&'), world.system.url);
+  // A new top-level window: none of the frame's (partitioned) cookies.
+  const window = new FlowBrowser(world.system.url);
+  const started = await window.open(link);
+  t.is(started.kind, 'redirect');
+  t.is(`${started.url.origin}${started.url.pathname}`, `${google.url}/o/oauth2/v2/auth`);
+  const again = asPage(await new FlowBrowser(world.system.url).open(link));
+  t.is(again.status, 400, 'the ticket is spent');
+  t.true(text(again.html).includes('This connection attempt expired'));
+
+  const back = await fetch(started.url, { redirect: 'manual' });
+  const done = asPage(await window.open(back.headers.get('location')!));
+  t.is(done.status, 200);
+  t.true(text(done.html).includes('Google Calendar connected'));
+  const [connection] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.like(connection, { provider: 'google', account: 'ada@example.com' });
+});
+
+test('a made-up ticket starts nothing', async (t) => {
+  const page = asPage(
+    await new FlowBrowser(world.system.url).open(`/auth/calendars/connect/google?ticket=${'a'.repeat(43)}`),
+  );
+  t.is(page.status, 400, 'no redirect to Google');
+});

@@ -1,0 +1,100 @@
+import test from 'ava';
+import { insertUser } from '../support/factories.ts';
+import { setUpRadicale } from '../support/radicale.ts';
+import { setUpWorld } from '../support/world.ts';
+import { page, rawPost, signedIn, text } from './helpers.ts';
+
+// The settings Calendars page over HTTP: every form needs its CSRF token, a connection of
+// another user is 404 (never changed), bad input is a 4xx on the page (never 500), and an
+// address the outbound rule refuses is said so without a request to it.
+
+const CALENDARS = '/auth/settings/calendars';
+const alex = { username: 'alex', password: 'correct horse battery staple' };
+const radicale = setUpRadicale(test, [alex]);
+const world = setUpWorld(test, { env: { OUTBOUND_PRIVATE_NETWORKS: 'allow' } });
+const knex = () => world.knex();
+
+test.before(async () => {
+  await radicale.makeCalendar(alex, 'work', 'Work');
+});
+
+const listOf = async (apiKey: string) =>
+  (await world.call('GET', '/v2/calendars', { token: apiKey })).body.data as Array<{
+    id: number;
+    calendars: Array<{ id: number; checkForConflicts: boolean }>;
+  }>;
+
+async function connected() {
+  const user = await insertUser(knex());
+  const browser = await signedIn(world, user);
+  const list = page(await browser.open(CALENDARS));
+  const done = page(
+    await browser.submit(list, `${CALENDARS}/caldav`, {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  const [connection] = await listOf(user.apiKey);
+  return { user, browser, page: done, connection: connection! };
+}
+
+test('every calendar form refuses a POST without its CSRF token (403), changing nothing', async (t) => {
+  const { user, browser, connection } = await connected();
+  const calendarId = connection.calendars[0]!.id;
+  for (const [path, fields] of [
+    [`${CALENDARS}/caldav`, { serverUrl: radicale.url, username: alex.username, password: alex.password }],
+    [`${CALENDARS}/${connection.id}`, { [`conflicts.${calendarId}`]: '' }],
+    [`${CALENDARS}/${connection.id}/disconnect`, {}],
+    [`${CALENDARS}/connect/google`, {}],
+  ] as const) {
+    const answer = await rawPost(browser, path, fields);
+    t.is(answer.status, 403, path);
+  }
+  const [after] = await listOf(user.apiKey);
+  t.is(after?.calendars[0]?.checkForConflicts, true, 'still checked');
+  t.is((await listOf(user.apiKey)).length, 1, 'still one connection');
+});
+
+test("another user's connection is 404 on the page and stays as it was", async (t) => {
+  const owner = await connected();
+  const other = await insertUser(knex());
+  const browser = await signedIn(world, other);
+  const list = page(await browser.open(CALENDARS));
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(list.html)?.[1] ?? '';
+  const select = await rawPost(browser, `${CALENDARS}/${owner.connection.id}`, { _csrf: csrf });
+  t.is(select.status, 404);
+  const remove = await rawPost(browser, `${CALENDARS}/${owner.connection.id}/disconnect`, { _csrf: csrf });
+  t.is(remove.status, 404);
+  t.is((await listOf(owner.user.apiKey)).length, 1);
+  t.is((await listOf(owner.user.apiKey))[0]?.calendars[0]?.checkForConflicts, true);
+});
+
+test('bad input is a 4xx with a message on the page, never a 500', async (t) => {
+  const user = await insertUser(knex());
+  const browser = await signedIn(world, user);
+  const list = page(await browser.open(CALENDARS));
+  for (const fields of [
+    { serverUrl: 'not a url', username: 'a', password: 'b' },
+    { serverUrl: radicale.url, username: '', password: 'b' },
+    { serverUrl: 'ftp://example.com/', username: 'a', password: 'b' },
+  ]) {
+    const answer = page(await browser.submit(list, `${CALENDARS}/caldav`, fields));
+    t.true(answer.status >= 400 && answer.status < 500, `${answer.status} for ${fields.serverUrl}`);
+    t.regex(answer.html, /role="alert"/);
+  }
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(list.html)?.[1] ?? '';
+  t.is((await rawPost(browser, `${CALENDARS}/not-a-number`, { _csrf: csrf })).status, 404);
+  t.is((await rawPost(browser, `${CALENDARS}/99999999/disconnect`, { _csrf: csrf })).status, 404);
+  t.deepEqual(await listOf(user.apiKey), []);
+});
+
+test('the page never shows the password, and the account page links to it', async (t) => {
+  const { browser, page: shown } = await connected();
+  t.true(text(shown.html).includes('CalDAV: alex'));
+  t.false(shown.html.includes(alex.password));
+  t.regex(
+    page(await browser.open('/auth/settings')).html,
+    /href="\/auth\/settings\/calendars">Manage calendars/,
+  );
+});
