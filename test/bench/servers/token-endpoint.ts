@@ -30,7 +30,8 @@ async function issueForClients(): Promise<void> {
   const browser = new FlowBrowser(system.url);
   while (nextClient < clientCount) {
     nextClient++;
-    const client = await insertClient(knex, { scopes: [SCOPE] });
+    // One owner for all: a user per client would hash a password per client (slow with 1,000).
+    const client = await insertClient(knex, { scopes: [SCOPE], ownerUserId: user.id });
     for (let g = 0; g < grantsPerClient; g++) {
       const tokens = await issueTokens(system.url, client, user, [SCOPE], browser);
       pool.push({ clientId: client.client.id, secret: client.secret!, refreshToken: tokens.refresh_token });

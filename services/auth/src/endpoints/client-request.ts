@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { OAuthError } from '../errors.ts';
-import { type Params, readParams } from '../http/params.ts';
+import { type Params, type ReadBody, readBody } from '../http/params.ts';
 import { type PresentedClient, presentedClient } from './client-auth.ts';
 import { fromProviderFailure, tokenErrors } from './token-errors.ts';
 
@@ -10,13 +10,14 @@ import { fromProviderFailure, tokenErrors } from './token-errors.ts';
  */
 export async function readClientRequest(
   ctx: Context,
-): Promise<{ params: Params; presented: PresentedClient & { clientId: string } }> {
+): Promise<{ body: ReadBody; params: Params; presented: PresentedClient & { clientId: string } }> {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
-  const params = await readParams(ctx, { json: true });
+  const body = await readBody(ctx, { json: true });
+  const { params } = body;
   const presented = presentedClient(ctx.get('authorization'), params);
   if (!presented.clientId) throw tokenErrors.clientIdRequired();
-  return { params, presented: { ...presented, clientId: presented.clientId } };
+  return { body, params, presented: { ...presented, clientId: presented.clientId } };
 }
 
 /** What oidc-provider refused (its body and the error detail it recorded) as the contract's error. */

@@ -3,7 +3,7 @@ import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
 import { enforceLimit } from '@sched/runtime/rate-limit';
 import { rateKeys } from '../http/rate-limit.ts';
-import { replayAsForm } from '../http/replay-body.ts';
+import { replayToProvider } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { authenticateClient, basicChallenge } from './client-auth.ts';
 import { providerRefusal, readClientRequest } from './client-request.ts';
@@ -18,7 +18,7 @@ export function revocationEndpoint(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function revocationEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.revoke || ctx.method !== 'POST') return next();
-    const { params, presented } = await readClientRequest(ctx);
+    const { body, params, presented } = await readClientRequest(ctx);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');
     await enforceLimit(
       store,
@@ -31,7 +31,7 @@ export function revocationEndpoint(deps: AuthDeps) {
     authenticateClient(await deps.loadClient(ctx.state, presented.clientId), presented, challenge, {
       anyReviewStatus: true,
     });
-    replayAsForm(ctx, params);
+    replayToProvider(ctx, body, true);
 
     await next();
 

@@ -5,9 +5,9 @@ import type { Context, Next } from 'koa';
 import { AgentDocumentError } from '../agents/errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import type { Params } from '../http/params.ts';
+import type { Params, ReadBody } from '../http/params.ts';
 import { rateKeys } from '../http/rate-limit.ts';
-import { replayAsForm } from '../http/replay-body.ts';
+import { replayToProvider } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { deferTokenWrites, prefetched, takeTokenWrites, wellFormed } from '../provider/adapter.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
@@ -27,6 +27,8 @@ import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 
 /** Everything one token request knows, filled in step by step. */
 export interface TokenRequest {
+  /** The body as read (its bytes are passed on to the provider when nothing was dropped). */
+  body: ReadBody;
   params: Params;
   presented: PresentedClient & { clientId: string };
   grantType: (typeof GRANT_TYPES)[number];
@@ -53,13 +55,14 @@ type Step = (endpoint: Endpoint, ctx: Context, request: TokenRequest, provider: 
 
 /** The request (JSON or form, Basic or body credentials, client_id required) and its grant type. */
 async function readRequest(ctx: Context): Promise<TokenRequest> {
-  const { params, presented } = await readClientRequest(ctx);
+  const { body, params, presented } = await readClientRequest(ctx);
   const grantType = params.grant_type;
   if (!grantType || !(GRANT_TYPES as readonly string[]).includes(grantType))
     throw tokenErrors.unsupportedGrantType();
   const refreshToken =
     grantType === 'refresh_token' && wellFormed(params.refresh_token) ? params.refresh_token : undefined;
   return {
+    body,
     params,
     presented,
     grantType: grantType as TokenRequest['grantType'],
@@ -141,8 +144,9 @@ const answerRetry: Step = async ({ deps, window }, _ctx, request) => {
  * Its success becomes the contract's body (`id_token` beside it when OpenID Connect issued one).
  */
 const runGrant: Step = async (_endpoint, ctx, request, provider) => {
-  if (request.grantType === 'refresh_token') delete request.params.scope;
-  replayAsForm(ctx, request.params);
+  const dropScope = request.grantType === 'refresh_token' && request.params.scope !== undefined;
+  if (dropScope) delete request.params.scope;
+  replayToProvider(ctx, request.body, !dropScope);
   deferTokenWrites(ctx.state);
   try {
     await provider();

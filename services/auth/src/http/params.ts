@@ -114,24 +114,42 @@ export function parseJsonParams(text: string): Params {
   return params;
 }
 
+/** A request body read as OAuth parameters, with its bytes when they came form-encoded in UTF-8. */
+export interface ReadBody {
+  params: Params;
+  /** The body as received, when it is the form encoding (UTF-8) of `params`: it can be passed on as is. */
+  form: Buffer | undefined;
+}
+
 /**
  * Reads the body as OAuth parameters: form encoding always, JSON when `json` is allowed. Missing
  * Content-Type with an empty body gives no parameters. 413 over BODY_LIMIT_BYTES, 400 for anything
  * malformed (bad UTF-8, repeated parameter, non-string JSON member, other content types).
  */
-export async function readParams(ctx: Context, options: { json: boolean }): Promise<Params> {
+export async function readBody(ctx: Context, options: { json: boolean }): Promise<ReadBody> {
   const type = ctx.request.type;
   const encoding = ctx.get('content-encoding').trim().toLowerCase();
   if (encoding !== '' && encoding !== 'identity') {
     throw new BadRequestError(`Content-Encoding ${encoding} is not accepted here: send the body unencoded`);
   }
   const raw = await readRaw(ctx, BODY_LIMIT_BYTES);
-  if (type === '' && raw.length === 0) return Object.create(null);
-  if (type === FORM) return parseForm(decodeUtf8(raw));
-  if (type === JSON_TYPE && options.json) return parseJsonParams(decodeUtf8(raw));
+  if (type === '' && raw.length === 0) return { params: Object.create(null), form: undefined };
+  if (type === FORM) {
+    const params = parseForm(decodeUtf8(raw));
+    // Another declared charset would make a reader of these bytes decode them otherwise than we did.
+    const charset = ctx.request.charset.toLowerCase();
+    return { params, form: charset === '' || charset === 'utf-8' || charset === 'utf8' ? raw : undefined };
+  }
+  if (type === JSON_TYPE && options.json)
+    return { params: parseJsonParams(decodeUtf8(raw)), form: undefined };
   throw new BadRequestError(
     options.json ? `Content-Type must be ${FORM} or ${JSON_TYPE}` : `Content-Type must be ${FORM}`,
   );
+}
+
+/** `readBody`'s parameters only. */
+export async function readParams(ctx: Context, options: { json: boolean }): Promise<Params> {
+  return (await readBody(ctx, options)).params;
 }
 
 /** The one value of a query parameter; a repeated parameter is refused. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
-import type { Params } from './params.ts';
+import type { ReadBody } from './params.ts';
 
 /**
  * What oidc-provider's body reader touches of `ctx.req` (`readable`, `readableEncoding`, an
@@ -24,16 +24,24 @@ class ReplayedBody {
 
 /**
  * oidc-provider reads form bodies from the request itself. Once we have read and validated the
- * body (JSON or form), it gets the parameters back form-encoded: the real request's headers are
- * updated to describe the new body, and `ctx.req`, the one place the library reads the body from,
- * becomes a `ReplayedBody`. Everything else (headers, socket, URL) Koa and the library take from
- * `ctx.request.req`, the real request, which stays as it is.
+ * body (JSON or form), it gets the parameters back form-encoded: `ctx.req`, the one place the
+ * library reads the body from, becomes a `ReplayedBody`. Everything else (headers, socket, URL)
+ * Koa and the library take from `ctx.request.req`, the real request, which stays as it is.
+ *
+ * `body.form` (the bytes as received, when they were UTF-8 form encoding) is passed on untouched
+ * when the parameters are still what it says (`unchanged`): the usual token request costs no
+ * encoding at all. Otherwise (a JSON body, a parameter we dropped) the parameters are encoded
+ * again and the real request's headers are updated to describe the new body.
  */
-export function replayAsForm(ctx: Context, params: Params): void {
-  const body = Buffer.from(new URLSearchParams(Object.entries(params)).toString(), 'utf8');
+export function replayToProvider(ctx: Context, body: ReadBody, unchanged: boolean): void {
+  if (body.form && unchanged) {
+    ctx.req = new ReplayedBody(body.form) as unknown as IncomingMessage;
+    return;
+  }
+  const encoded = Buffer.from(new URLSearchParams(Object.entries(body.params)).toString(), 'utf8');
   const headers = ctx.request.req.headers;
   headers['content-type'] = 'application/x-www-form-urlencoded';
-  headers['content-length'] = String(body.length);
+  headers['content-length'] = String(encoded.length);
   delete headers['transfer-encoding'];
-  ctx.req = new ReplayedBody(body) as unknown as IncomingMessage;
+  ctx.req = new ReplayedBody(encoded) as unknown as IncomingMessage;
 }

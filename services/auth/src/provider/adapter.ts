@@ -208,10 +208,11 @@ class TokenStoreAdapter implements Adapter {
 export type RecordRegisteredClient = (clientId: string, metadata: AdapterPayload) => Promise<void>;
 
 /**
- * Clients come from the database, shared with the request's own checks. An agent known by its
- * metadata document is not handed over from its row: oidc-provider resolves it from the document
- * itself (its cache, or a fetch), which stays authoritative. The only write is a dynamic
- * registration, when it is on.
+ * Clients come from the database, shared with the request's own checks. oidc-provider's
+ * `Client.find` comes here only for ids our directory does not build (client-instances.ts): an
+ * agent known by its metadata document is not handed over from its row, so oidc-provider resolves
+ * it from the document itself (its cache, or a fetch), which stays authoritative. The only write
+ * is a dynamic registration, when it is on.
  */
 class DatabaseClientAdapter implements Adapter {
   readonly load: ClientLoader;

@@ -8,6 +8,7 @@ import { applyFramedCookieAttributes } from '../embed-flow/cookies.ts';
 import { EMBED_RESPONSE_MODE } from '../embed-flow/flow.ts';
 import { embedResponseMode } from '../embed-flow/response-mode.ts';
 import type { RecordRegisteredClient } from './adapter.ts';
+import { serveClientsFromDirectory } from './client-instances.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
@@ -41,6 +42,7 @@ export function createProvider(
     }),
   );
   provider.proxy = config.trustProxy;
+  serveClientsFromDirectory(provider, loadClient);
   storeLegacyFlagOnGrants(provider);
   tagTokenIdsWithTheirGrant(provider);
   acceptAnyActiveSecret(provider);
