@@ -7,6 +7,7 @@ import {
 } from '@sched/db/queries/calendar-writes';
 import { countCalendarWrite } from '@sched/kit/metrics';
 import { type MailRetryPolicy, retryDelaySeconds } from './mail-delivery.ts';
+import { type QueueWorker, startQueueWorker } from './queue-worker.ts';
 import type { Runtime } from './runtime.ts';
 
 /**
@@ -22,11 +23,8 @@ export interface CalendarWriteWorkerOptions {
   policy?: MailRetryPolicy;
 }
 
-export interface CalendarWriteWorker {
-  /** One pass now (tests, operators); returns how many writes were done. */
-  runOnce(): Promise<number>;
-  stop(): Promise<void>;
-}
+/** `runOnce()` returns how many writes were done. */
+export type CalendarWriteWorker = QueueWorker;
 
 /** 10 attempts over about 17 hours: a calendar server down for a night still gets the events. */
 export const DEFAULT_CALENDAR_RETRY: MailRetryPolicy = {
@@ -62,52 +60,15 @@ export function startCalendarWriteWorker(
   deps: Deps,
   options: CalendarWriteWorkerOptions = {},
 ): CalendarWriteWorker {
-  const intervalMs = options.intervalMs ?? CALENDAR_WRITE_DEFAULTS.intervalMs;
-  const batchSize = options.batchSize ?? CALENDAR_WRITE_DEFAULTS.batchSize;
-  const leaseSeconds = options.leaseSeconds ?? CALENDAR_WRITE_DEFAULTS.leaseSeconds;
   const policy = options.policy ?? DEFAULT_CALENDAR_RETRY;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<number> | undefined;
-
-  const pass = async (): Promise<number> => {
-    let done = 0;
-    while (!stopped) {
-      const batch = await claimDueCalendarWrites(deps.stores.db.knex, batchSize, leaseSeconds);
-      // In queue order: a booking's create runs before its move or delete.
-      for (const write of batch) if (await attempt(deps, write, policy)) done++;
-      if (batch.length < batchSize) break;
-    }
-    return done;
-  };
-
-  const runOnce = (): Promise<number> => {
-    inFlight ??= pass()
-      .catch((error: unknown) => {
-        deps.logger.warn({ err: error }, 'calendar write pass failed; retrying on the next tick');
-        return 0;
-      })
-      .finally(() => {
-        inFlight = undefined;
-      });
-    return inFlight;
-  };
-
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      void runOnce().then(schedule);
-    }, intervalMs);
-    timer.unref();
-  };
-  schedule();
-
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await inFlight;
-    },
-  };
+  return startQueueWorker({
+    name: 'calendar write',
+    intervalMs: options.intervalMs ?? CALENDAR_WRITE_DEFAULTS.intervalMs,
+    batchSize: options.batchSize ?? CALENDAR_WRITE_DEFAULTS.batchSize,
+    leaseSeconds: options.leaseSeconds ?? CALENDAR_WRITE_DEFAULTS.leaseSeconds,
+    // Claimed in queue order: a booking's create runs before its move or delete.
+    claim: (batchSize, leaseSeconds) => claimDueCalendarWrites(deps.stores.db.knex, batchSize, leaseSeconds),
+    handle: (write) => attempt(deps, write, policy),
+    logger: deps.logger,
+  });
 }
