@@ -3,6 +3,7 @@ import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
 import { progress } from '../../embed-flow/pages/progress.ts';
+import { calDavFields } from '../../calendars/caldav-fields.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 
 export const calendarCalDavStepPath = (uid: string) => `${interactionPath(uid, 'calendar')}/caldav`;
@@ -27,24 +28,12 @@ function connectionList(connections: readonly ConnectionView[]): SafeHtml {
 }
 
 function caldavForm(view: CalendarView): SafeHtml {
-  const invalid = view.caldavError ? html` aria-invalid="true" aria-describedby="caldav-error"` : '';
   return html`<details class="caldav"${view.caldavError || view.oauthLinks.length === 0 ? html` open` : ''}>
 <summary>Connect a CalDAV calendar</summary>
 ${view.caldavError ? html`<div class="alert alert-error" role="alert" id="caldav-error">${view.caldavError}</div>` : ''}
 <form method="post" action="${calendarCalDavStepPath(view.uid)}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
-<div class="field">
-<label for="serverUrl">Server URL</label>
-<input id="serverUrl" name="serverUrl" type="url" inputmode="url" required placeholder="https://cloud.example.com" value="${view.caldav.serverUrl}"${invalid}>
-</div>
-<div class="field">
-<label for="username">Username</label>
-<input id="username" name="username" type="text" autocomplete="username" required value="${view.caldav.username}"${invalid}>
-</div>
-<div class="field">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid}>
-</div>
+${calDavFields(view.caldav, Boolean(view.caldavError))}
 <button type="submit" class="secondary block">Connect CalDAV calendar</button>
 </form>
 </details>`;

@@ -1,4 +1,5 @@
 import type { ConnectionView } from '@sched/calendars/service';
+import { calDavFields } from '../../calendars/caldav-fields.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -93,25 +94,13 @@ ${csrfInput(view.csrf)}
 
 function caldavForm(view: CalendarsView): SafeHtml {
   const error = view.caldavError;
-  const invalid = error ? html` aria-invalid="true" aria-describedby="caldav-error"` : '';
   return html`<section id="caldav" aria-labelledby="caldav-title">
 <h2 id="caldav-title">Connect a CalDAV calendar</h2>
 <p class="muted">Nextcloud, Fastmail, iCloud (with an app-specific password), Radicale and any other CalDAV server. The server's calendars are found from its address.</p>
 ${error ? html`<div class="alert alert-error" role="alert" id="caldav-error">${error}</div>` : ''}
 <form method="post" action="${calendarCalDavPath}" novalidate>
 ${csrfInput(view.csrf)}
-<div class="field">
-<label for="serverUrl">Server URL</label>
-<input id="serverUrl" name="serverUrl" type="url" inputmode="url" autocomplete="url" required placeholder="https://cloud.example.com" value="${view.caldav.serverUrl}"${invalid}>
-</div>
-<div class="field">
-<label for="username">Username</label>
-<input id="username" name="username" type="text" autocomplete="username" required value="${view.caldav.username}"${invalid}>
-</div>
-<div class="field">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid}>
-</div>
+${calDavFields(view.caldav, Boolean(error))}
 <button type="submit" class="primary">Connect CalDAV calendar</button>
 </form>
 </section>`;
