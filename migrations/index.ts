@@ -17,6 +17,7 @@ import * as auditAppendOnly from './0015_audit_append_only.ts';
 import * as userDisabled from './0016_user_disabled.ts';
 import * as calendarConnections from './0017_calendar_connections.ts';
 import * as agentClients from './0018_agent_clients.ts';
+import * as calendarVersion from './0019_calendar_version.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -46,4 +47,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0016_user_disabled', userDisabled],
   ['0017_calendar_connections', calendarConnections],
   ['0018_agent_clients', agentClients],
+  ['0019_calendar_version', calendarVersion],
 ];

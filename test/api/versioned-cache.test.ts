@@ -1,4 +1,4 @@
-import { UNKNOWN_VERSION, VersionedCache } from '@sched/api/cache/versioned';
+import { UNKNOWN_VERSION, VersionedCache } from '@sched/kit/versioned-cache';
 import test from 'ava';
 
 const cache = (max = 3, maxAgeMs = 60_000) => new VersionedCache<string>({ max, maxAgeMs });

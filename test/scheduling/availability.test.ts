@@ -7,6 +7,7 @@ import {
   mergeWindows,
   minutesOf,
   overlapsAny,
+  overlapTest,
   slotStarts,
   withinWindows,
 } from '@sched/policy/availability';
@@ -145,4 +146,23 @@ test('withinWindows, overlapsAny and mergeWindows', (t) => {
       { start: 20, end: 40 },
     ],
   );
+});
+
+test('overlapTest answers as overlapsAny (overlapping, touching, nested, empty intervals)', (t) => {
+  const busy = [
+    { start: 50, end: 60 },
+    { start: 10, end: 20 },
+    { start: 20, end: 25 },
+    { start: 12, end: 14 },
+    { start: 40, end: 40 },
+    { start: 70, end: 90 },
+    { start: 75, end: 80 },
+  ];
+  const test = overlapTest(busy);
+  for (let start = 0; start <= 100; start++) {
+    for (let end = start + 1; end <= 101; end += 3) {
+      t.is(test(start, end), overlapsAny(busy, start, end), `[${start}, ${end})`);
+    }
+  }
+  t.false(overlapTest([])(0, 10));
 });

@@ -5,6 +5,7 @@ import {
 } from '@sched/db/queries/calendar-connections';
 import type { Logger } from '@sched/kit/logger';
 import { countCalendarBusySkipped } from '@sched/kit/metrics';
+import { VersionedCache } from '@sched/kit/versioned-cache';
 import type { Knex } from 'knex';
 import { type CalendarConnector, CredentialsRefusedError, ProviderUnavailableError } from './connector.ts';
 
@@ -16,11 +17,17 @@ import { type CalendarConnector, CredentialsRefusedError, ProviderUnavailableErr
  * - a provider that errors or takes longer than 3 s is left out of that computation, counted in
  *   `calendar_busy_times_skipped_total`, and logged once when the outage starts and once when it ends;
  * - refused credentials mark the connection `needs_reauth` (then it is not asked again until reconnected).
+ * A host's connections (with their calendars and busy versions) are kept in memory under the
+ * host's `calendarVersion` (users.calendar_version, read with the host's profile, which a trigger
+ * moves on at every write to their connections and calendars): a cached slots request asks the
+ * database nothing for calendars. Without a version (other callers), they are read every time.
  */
 
 export const BUSY_CACHE_TTL_MS = 60_000;
 export const PROVIDER_TIMEOUT_MS = 3000;
 const CACHE_MAX_ENTRIES = 5000;
+/** Safety net only: a version change is what invalidates a host's connections. */
+const CONNECTIONS_MAX_AGE_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
 
 export interface HostBusyInterval {
@@ -32,6 +39,8 @@ export interface HostBusyInterval {
 export interface BusyHost {
   id: number;
   timeZone: string;
+  /** users.calendar_version as read with the host; when given, the host's connections may come from memory. */
+  calendarVersion?: number | undefined;
 }
 
 export interface BusyTimesDeps {
@@ -45,6 +54,10 @@ export interface BusyTimesDeps {
 export class BusyTimes {
   readonly #deps: BusyTimesDeps;
   readonly #cache = new Map<string, { at: number; intervals: HostBusyInterval[] }>();
+  readonly #connections = new VersionedCache<CalendarConnection[]>({
+    max: CACHE_MAX_ENTRIES,
+    maxAgeMs: CONNECTIONS_MAX_AGE_MS,
+  });
   /** Connections whose provider is failing now (id -> since), so an outage is logged once. */
   readonly #down = new Map<number, number>();
 
@@ -65,10 +78,7 @@ export class BusyTimes {
     const byHost = new Map<number, HostBusyInterval[]>(hosts.map((host) => [host.id, []]));
     if (hosts.length === 0 || to <= from) return byHost;
     const zones = new Map(hosts.map((host) => [host.id, host.timeZone]));
-    const connections = await listCalendarConnections(
-      this.#deps.knex,
-      hosts.map((host) => host.id),
-    );
+    const connections = await this.#connectionsOf(hosts);
     const reads = connections
       .filter((connection) => connection.status === 'active')
       .map(async (connection) => {
@@ -84,6 +94,33 @@ export class BusyTimes {
       });
     await Promise.all(reads);
     return byHost;
+  }
+
+  /** The hosts' connections: from memory for hosts whose calendarVersion matches, else one query. */
+  async #connectionsOf(hosts: readonly BusyHost[]): Promise<CalendarConnection[]> {
+    const known: CalendarConnection[] = [];
+    const missing: BusyHost[] = [];
+    for (const host of hosts) {
+      const cached =
+        host.calendarVersion === undefined
+          ? undefined
+          : this.#connections.get(String(host.id), [host.calendarVersion]);
+      if (cached) known.push(...cached);
+      else missing.push(host);
+    }
+    if (missing.length === 0) return known;
+    const loaded = await listCalendarConnections(
+      this.#deps.knex,
+      missing.map((host) => host.id),
+    );
+    // Tagged with the version read before the load: a write in between leaves a newer list under
+    // an older version, which the next version read replaces; never an older list under a newer one.
+    for (const host of missing) {
+      if (host.calendarVersion === undefined) continue;
+      const own = loaded.filter((connection) => connection.userId === host.id);
+      this.#connections.set(String(host.id), own, [host.calendarVersion]);
+    }
+    return [...known, ...loaded];
   }
 
   async #ofConnection(

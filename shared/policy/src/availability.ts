@@ -199,3 +199,34 @@ export const withinWindows = (windows: readonly Window[], start: number, end: nu
 /** Does [start, end) overlap any of the busy intervals? Touching ends do not overlap. */
 export const overlapsAny = (busy: readonly Window[], start: number, end: number): boolean =>
   busy.some((interval) => interval.start < end && start < interval.end);
+
+/**
+ * `overlapsAny` for many tests against one long list (a connected calendar's hundreds of events
+ * against every candidate slot): the list is sorted and joined once, then each test is a binary
+ * search. Same answers as `overlapsAny`.
+ */
+export function overlapTest(busy: readonly Window[]): (start: number, end: number) => boolean {
+  const sorted = [...busy].sort((a, b) => a.start - b.start);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const interval of sorted) {
+    const last = ends.length - 1;
+    // Joined only when overlapping or touching: a gap between two intervals stays a gap.
+    if (last >= 0 && interval.start <= ends[last]!) ends[last] = Math.max(ends[last]!, interval.end);
+    else {
+      starts.push(interval.start);
+      ends.push(interval.end);
+    }
+  }
+  return (start, end) => {
+    // The last joined interval starting before `end`; earlier ones end before it starts.
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (starts[middle]! < end) low = middle + 1;
+      else high = middle;
+    }
+    return low > 0 && start < ends[low - 1]!;
+  };
+}

@@ -7,7 +7,7 @@ import { type AccessFacts, findUserAccessFacts } from '@sched/db/queries/access-
 import { findOAuthClient } from '@sched/db/queries/oauth-clients';
 import type { Runtime } from '@sched/runtime/runtime';
 import { createRouteCache, MAX_AGE_MS, type RouteCache } from '../cache/route-cache.ts';
-import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from '../cache/versioned.ts';
+import { BoundedMap, UNKNOWN_VERSION, VersionedCache } from '@sched/kit/versioned-cache';
 
 export type { RouteCache };
 

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { AccessControl, TokenOwner, UserFacts } from './access-control.ts';
-import { UNKNOWN_VERSION } from '../cache/versioned.ts';
+import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 
 /** The caller, and the invalidation versions read with the credential (key -> version). */
 export interface Authenticated {

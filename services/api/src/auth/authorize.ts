@@ -5,7 +5,7 @@ import { checkTokenScopes } from '@sched/policy/scopes';
 import type { AccessContext, Caller, UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { AccessControl } from './access-control.ts';
-import { UNKNOWN_VERSION } from '../cache/versioned.ts';
+import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 import type { Target } from './target.ts';
 
 /**

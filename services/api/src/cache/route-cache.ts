@@ -1,4 +1,4 @@
-import { BoundedMap, VersionedCache } from './versioned.ts';
+import { BoundedMap, VersionedCache } from '@sched/kit/versioned-cache';
 
 /** A cached entry older than this is reloaded even without a version change (safety net). */
 export const MAX_AGE_MS = 5 * 60_000;

@@ -152,7 +152,11 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
   // Busy in a connected calendar: read before the transaction, so no lock waits on a provider.
   if (attempt.calendars) {
     const external = await attempt.calendars.ofHosts(
-      available.map((host) => ({ id: host.id, timeZone: host.timeZone })),
+      available.map((host) => ({
+        id: host.id,
+        timeZone: host.timeZone,
+        calendarVersion: host.calendarVersion,
+      })),
       startMs,
       endMs,
     );

@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 /** Busy times of the hosts' connected calendars (the calendar service's BusyTimes). */
 export interface ExternalBusy {
   ofHosts(
-    hosts: ReadonlyArray<{ id: number; timeZone: string }>,
+    hosts: ReadonlyArray<{ id: number; timeZone: string; calendarVersion?: number }>,
     from: number,
     to: number,
   ): Promise<Map<number, Array<{ start: number; end: number }>>>;

@@ -7,7 +7,7 @@ import {
 } from '@sched/db/queries/bookings';
 import { bookableHostIds, type EventType } from '@sched/db/queries/event-types';
 import { getHostProfiles } from '@sched/db/queries/schedules';
-import { overlapsAny, slotStarts } from '@sched/policy/availability';
+import { overlapsAny, overlapTest, slotStarts } from '@sched/policy/availability';
 import {
   type BookingLimitSet,
   distinctPeriods,
@@ -110,7 +110,11 @@ export async function computeSlots(
     ),
     calendars
       ? calendars.ofHosts(
-          hosts.map((host) => ({ id: host.id, timeZone: host.timeZone })),
+          hosts.map((host) => ({
+            id: host.id,
+            timeZone: host.timeZone,
+            calendarVersion: host.calendarVersion,
+          })),
           from,
           to + length,
         )
@@ -139,11 +143,12 @@ export async function computeSlots(
     const limits = limitsByHost.get(host.id)!;
     const full = fullByHost.get(host.id)!;
     const hostBusy = busyByHost.get(host.id) ?? [];
-    const hostCalendarBusy = calendarBusy?.get(host.id) ?? [];
+    // Hundreds of calendar events against every candidate: sorted once, binary-searched per slot.
+    const calendarOverlaps = overlapTest(calendarBusy?.get(host.id) ?? []);
     for (const start of candidates.get(host.id) ?? []) {
       if (offered.has(start)) continue;
       if (overlapsAny(hostBusy, start, start + length)) continue;
-      if (overlapsAny(hostCalendarBusy, start, start + length)) continue;
+      if (calendarOverlaps(start, start + length)) continue;
       if (inFullPeriod(full, limits, frame, start)) continue;
       if (inFullPeriod(fullEvent, eventType.bookingLimits, eventFrame, start)) continue;
       offered.add(start);

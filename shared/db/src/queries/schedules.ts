@@ -112,6 +112,8 @@ export interface HostProfile {
   /** The default schedule's zone and rules; null zone and no rules when the user has no schedule. */
   scheduleTimeZone: string | null;
   rules: AvailabilityRule[];
+  /** Moves on with every write to the user's calendar connections and calendars (migration 0019). */
+  calendarVersion: number;
 }
 
 /** Profiles of these users (in the order of `userIds`, unknown ids left out), two queries in all. */
@@ -126,6 +128,7 @@ export async function getHostProfiles(knex: Knex, userIds: readonly number[]): P
       'u.email',
       'u.time_zone',
       'u.week_start',
+      'u.calendar_version',
       's.id as schedule_id',
       's.time_zone as schedule_time_zone',
     )) as Array<{
@@ -134,6 +137,7 @@ export async function getHostProfiles(knex: Knex, userIds: readonly number[]): P
     email: string;
     time_zone: string;
     week_start: string;
+    calendar_version: number | string;
     schedule_id: number | string | null;
     schedule_time_zone: string | null;
   }>;
@@ -150,6 +154,7 @@ export async function getHostProfiles(knex: Knex, userIds: readonly number[]): P
         weekStart: row.week_start as WeekdayName,
         scheduleTimeZone: row.schedule_time_zone,
         rules: row.schedule_id === null ? [] : (rules.get(Number(row.schedule_id)) ?? []),
+        calendarVersion: Number(row.calendar_version),
       } satisfies HostProfile,
     ]),
   );

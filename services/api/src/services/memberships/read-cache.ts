@@ -3,7 +3,7 @@ import { findMembership, type Membership } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { RouteCache } from '../../cache/route-cache.ts';
-import { UNKNOWN_VERSION } from '../../cache/versioned.ts';
+import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 import type { AccessContext } from '../../routing/caller.ts';
 import { parentOf, teamInOrganization } from './context.ts';
 

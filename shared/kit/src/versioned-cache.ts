@@ -1,6 +1,7 @@
 /**
- * In-process caches of the resource API. Entries are tagged with the invalidation versions (token
- * store counters) that were current when they were loaded; a lookup hands in the versions read
+ * In-process caches (the resource API's credentials and facts, the calendars' connections of a
+ * host). Entries are tagged with the invalidation versions (token store counters, or a database
+ * counter such as `users.calendar_version`) that were current when they were loaded; a lookup hands in the versions read
  * for this request, and any difference is a miss. Versions only grow, so a stale entry can never
  * match again. `maxAgeMs` is a safety net for writers that do not bump versions.
  */
