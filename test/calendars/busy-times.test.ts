@@ -8,7 +8,13 @@ import {
   ProviderUnavailableError,
 } from '@sched/calendars/connector';
 import { CredentialsBox } from '@sched/calendars/credentials-box';
-import { getCalendarConnection, saveCalendarConnection } from '@sched/db/queries/calendar-connections';
+import {
+  bumpBusyVersion,
+  deleteCalendarConnection,
+  getCalendarConnection,
+  saveCalendarConnection,
+} from '@sched/db/queries/calendar-connections';
+import { getHostProfiles } from '@sched/db/queries/schedules';
 import type { Logger } from '@sched/kit/logger';
 import test from 'ava';
 import { register } from 'prom-client';
@@ -132,4 +138,62 @@ test.serial('cached per connection; unchecked calendars are not read', async (t)
   await knex()('connected_calendars').where({ user_id: host.id }).update({ check_for_conflicts: false });
   t.deepEqual((await busy.ofHosts([host], FROM, TO)).get(host.id), []);
   t.is(calls, 1);
+});
+
+test.serial(
+  "with the host's calendarVersion, connections come from memory until any write to them",
+  async (t) => {
+    const { host, connection } = await hostWithConnection();
+    const { logger } = recordingLogger();
+    let calls = 0;
+    const busy = new BusyTimes({
+      knex: knex(),
+      logger,
+      connectorOf: () =>
+        connector(async () => {
+          calls++;
+          return [BUSY];
+        }),
+    });
+    const connectionQueries: string[] = [];
+    const onQuery = (query: { sql: string }) => {
+      if (query.sql.includes('calendar_connections')) connectionQueries.push(query.sql);
+    };
+    // What slots do: the version comes with the host's profile.
+    const asRead = async () => {
+      const [profile] = await getHostProfiles(knex(), [host.id]);
+      return { ...host, calendarVersion: profile!.calendarVersion };
+    };
+    knex().on('query', onQuery);
+    try {
+      t.is((await busy.ofHosts([await asRead()], FROM, TO)).get(host.id)!.length, 1);
+      const loads = connectionQueries.length;
+      t.is((await busy.ofHosts([await asRead()], FROM, TO)).get(host.id)!.length, 1);
+      t.is(connectionQueries.length, loads, 'no calendar query while nothing changed');
+      t.is(calls, 1);
+
+      // Our own booking (its transaction bumps the busy version): read again from the provider.
+      await bumpBusyVersion(knex(), [host.id]);
+      await busy.ofHosts([await asRead()], FROM, TO);
+      t.is(calls, 2);
+
+      // The user's choice, written straight to the table: the next read sees it.
+      await knex()('connected_calendars').where({ user_id: host.id }).update({ check_for_conflicts: false });
+      t.deepEqual((await busy.ofHosts([await asRead()], FROM, TO)).get(host.id), []);
+      await knex()('connected_calendars').where({ user_id: host.id }).update({ check_for_conflicts: true });
+      t.is((await busy.ofHosts([await asRead()], FROM, TO)).get(host.id)!.length, 1);
+
+      // Disconnected: nothing is busy any more.
+      await deleteCalendarConnection(knex(), host.id, connection.id);
+      t.deepEqual((await busy.ofHosts([await asRead()], FROM, TO)).get(host.id), []);
+    } finally {
+      knex().off('query', onQuery);
+    }
+  },
+);
+
+test.serial('deleting a user with connections still works (the version trigger on cascades)', async (t) => {
+  const { host } = await hostWithConnection();
+  await knex()('users').where({ id: host.id }).delete();
+  t.is((await knex()('calendar_connections').where({ user_id: host.id })).length, 0);
 });
