@@ -10,8 +10,12 @@ import { createTestDatabase, databaseBackends } from '../support/database.ts';
 const EXPECTED_TABLES = [
   'api_keys',
   'audit_log',
+  'booking_calendar_events',
   'booking_limits',
   'bookings',
+  'calendar_connections',
+  'calendar_write_queue',
+  'connected_calendars',
   'email_verification_tokens',
   'event_type_hosts',
   'event_types',
