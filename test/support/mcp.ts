@@ -91,19 +91,23 @@ export function toolData(result: any): any {
 }
 
 /**
- * The agent's side of the SDK's OAuth support, kept in memory: a client registered beforehand
- * (`client_id`, public: PKCE, no secret) and a loopback redirect URI. `redirectToAuthorization`
- * only records the URL: the test drives a browser there (`authorizations`).
+ * The agent's side of the SDK's OAuth support, kept in memory: a public client (PKCE, no secret)
+ * and a loopback redirect URI. The client is either registered beforehand (a `client_id`) or known
+ * by its Client ID Metadata Document (`{ metadataUrl }`: the SDK then uses that URL as client_id
+ * when the server's metadata says it supports documents). `redirectToAuthorization` only records
+ * the URL: the test drives a browser there (`authorizations`).
  */
 export class TestAgentAuth implements OAuthClientProvider {
   readonly authorizations: URL[] = [];
   #tokens: OAuthTokens | undefined;
   #verifier = '';
-  readonly #clientId: string;
+  #information: OAuthClientInformation | undefined;
   readonly #redirectUri: string;
+  readonly clientMetadataUrl: string | undefined;
 
-  constructor(clientId: string, redirectUri: string) {
-    this.#clientId = clientId;
+  constructor(client: string | { metadataUrl: string }, redirectUri: string) {
+    if (typeof client === 'string') this.#information = { client_id: client };
+    else this.clientMetadataUrl = client.metadataUrl;
     this.#redirectUri = redirectUri;
   }
 
@@ -121,8 +125,12 @@ export class TestAgentAuth implements OAuthClientProvider {
     };
   }
 
-  clientInformation(): OAuthClientInformation {
-    return { client_id: this.#clientId };
+  clientInformation(): OAuthClientInformation | undefined {
+    return this.#information;
+  }
+
+  saveClientInformation(information: OAuthClientInformation): void {
+    this.#information = information;
   }
 
   tokens(): OAuthTokens | undefined {

@@ -4,6 +4,9 @@ import type { Scope } from './scopes.ts';
 
 export type ResourceName = 'api' | 'mcp';
 
+/** Where the MCP server answers, below BASE_URL (its resource identifier is `{BASE_URL}/mcp`). */
+export const MCP_PATH = '/mcp';
+
 export interface ProtectedResource {
   name: ResourceName;
   /** The resource identifier: the token audience and the metadata's `resource`. */
@@ -53,7 +56,7 @@ export function protectedResources(baseUrl: string): Record<ResourceName, Protec
   const base = canonicalResource(baseUrl);
   return {
     api: resource('api', base, API_READ_SCOPES),
-    mcp: resource('mcp', `${base}/mcp`, MCP_READ_SCOPES),
+    mcp: resource('mcp', `${base}${MCP_PATH}`, MCP_READ_SCOPES),
   };
 }
 

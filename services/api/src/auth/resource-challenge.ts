@@ -1,6 +1,5 @@
-import type { ProtectedResource, ResourceName } from '@sched/policy/protected-resources';
+import { MCP_PATH, type ProtectedResource, type ResourceName } from '@sched/policy/protected-resources';
 import type { Context, Next } from 'koa';
-import { MCP_PATH } from '../mcp/endpoint.ts';
 
 /**
  * Every 401 and 403 Bearer challenge of /v2 and /mcp names the resource's metadata (RFC 9728

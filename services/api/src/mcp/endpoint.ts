@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { MCP_PATH } from '@sched/policy/protected-resources';
 import type { Context, Next } from 'koa';
 import type { AccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
@@ -7,8 +8,6 @@ import type { AnyRoute } from '../routing/route.ts';
 import { missingToolScopes, toolScopeError } from './scopes.ts';
 import { mcpServer } from './server.ts';
 import { type Tool, toolsOf } from './tools.ts';
-
-export const MCP_PATH = '/mcp';
 
 /** /mcp needs a user's OAuth token (of audience BASE_URL/mcp: `authenticate(..., 'mcp')`). */
 const MCP_CREDENTIAL = { auth: 'user' } as const;
