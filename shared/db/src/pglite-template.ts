@@ -34,6 +34,11 @@ const exists = (path: string) =>
     () => false,
   );
 
+/** Whether a first start would be seeded from the template (it exists and matches this checkout). */
+export async function templateReady(): Promise<boolean> {
+  return (await readFile(STAMP, 'utf8').catch(() => undefined)) === templateStamp();
+}
+
 /**
  * Copies the template into `dir` when `dir` holds no database yet and the template matches this
  * checkout; returns whether it did. A copy interrupted half-way is not a database: it is made
@@ -41,8 +46,7 @@ const exists = (path: string) =>
  */
 export async function seedFromTemplate(dir: string): Promise<boolean> {
   if (await exists(join(dir, 'PG_VERSION'))) return false;
-  const stamp = await readFile(STAMP, 'utf8').catch(() => undefined);
-  if (stamp !== templateStamp()) return false;
+  if (!(await templateReady())) return false;
   const partial = `${dir}.seeding`;
   await rm(partial, { recursive: true, force: true });
   await cp(DATA, partial, { recursive: true });
