@@ -1,3 +1,4 @@
+import type { Config } from '@sched/kit/config';
 /**
  * What every calendar provider (CalDAV, Google, Microsoft) offers the rest of the system. The
  * availability code, the write queue and the API only ever talk to this interface, so a provider
@@ -64,3 +65,18 @@ export type CalDavCredentials = {
 };
 export type OAuthCredentials = { accessToken: string; refreshToken: string; expiresAt: string /* ISO */ };
 export type ConnectionCredentials = CalDavCredentials | OAuthCredentials;
+
+/** The part of a stored connection a connector needs: which provider, and its decrypted credentials. */
+export interface ConnectorSubject {
+  provider: CalendarProvider;
+  credentials: CalDavCredentials | OAuthCredentials;
+}
+
+export interface ConnectorDeps {
+  /** The outbound fetch (@sched/kit/outbound): every provider request goes through it. */
+  fetch: typeof globalThis.fetch;
+  /** OAuth connectors persist refreshed tokens through this (encrypted by the caller). */
+  saveCredentials(credentials: OAuthCredentials): Promise<void>;
+  /** Google / Microsoft client and endpoints (config.calendarProviders); unset: not configured. */
+  providers: Config['calendarProviders'];
+}

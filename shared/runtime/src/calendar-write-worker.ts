@@ -8,7 +8,7 @@ import {
 import { countCalendarWrite } from '@sched/kit/metrics';
 import { type MailRetryPolicy, retryDelaySeconds } from './mail-delivery.ts';
 import { type QueueWorker, startQueueWorker } from './queue-worker.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /**
  * The calendar write worker (contract §16 "Writing"): like the mail outbox worker, every

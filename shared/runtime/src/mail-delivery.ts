@@ -1,6 +1,6 @@
 import { enqueueMail, markMailFailed, markMailSent, type OutboxEntry } from '@sched/db/queries/mail-outbox';
 import { countMail } from '@sched/kit/metrics';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from './runtime-types.ts';
 
 /**
  * When a failed message is tried again: exponential backoff from `baseDelaySeconds`, capped at

@@ -4,24 +4,15 @@ import { calendarFetch } from '@sched/calendars/outbound';
 import { type CalendarService, createCalendarService } from '@sched/calendars/service';
 import { type Stores, openStores } from '@sched/db/stores';
 import { bootService } from '@sched/kit/boot';
-import { type Config, requireStandaloneServers } from '@sched/kit/config';
+import { requireStandaloneServers } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
-import { createMailer, type Mailer } from '@sched/kit/mailer';
+import { createMailer } from '@sched/kit/mailer';
 import type Koa from 'koa';
 import { startCalendarWriteWorker } from './calendar-write-worker.ts';
 import { startOutboxWorker } from './mail-outbox-worker.ts';
+import type { Runtime, RuntimeConfig } from './runtime-types.ts';
 
-export type RuntimeConfig = Config & { cookieKeys: string[] };
-
-/** Everything a service needs from the process: config, logging, data stores, mail, calendars. */
-export interface Runtime {
-  config: RuntimeConfig;
-  logger: Logger;
-  stores: Stores;
-  mailer: Mailer;
-  calendars: CalendarService;
-  close(): Promise<void>;
-}
+export type { Runtime, RuntimeConfig } from './runtime-types.ts';
 
 /** The calendar service of a runtime (connections, busy times, connectors). */
 export function openCalendars(config: RuntimeConfig, logger: Logger, stores: Stores): CalendarService {

@@ -7,9 +7,9 @@ import type {
   RemoteCalendar,
 } from '../connector.ts';
 import { ProviderUnavailableError } from '../connector.ts';
-import type { OAuthCalendarProvider, OAuthConnectorDeps } from './oauth-provider.ts';
+import type { OAuthCalendarProvider, OAuthConnectorDeps } from './oauth-types.ts';
 import { jsonOf, oauthSession, ProviderRequestError } from './oauth-session.ts';
-import type { ConnectorDeps } from '../registry.ts';
+import type { ConnectorDeps } from '../connector.ts';
 import { exchangeCode, refreshCredentials, type TokenClient } from './oauth-tokens.ts';
 
 /**
