@@ -96,9 +96,11 @@ test('the policy package imports nothing of ours', (t) => {
 });
 
 /** Circles among the top-level folders of a service's src/ (files at the top count one by one). */
-function folderCircles(dir: string): string[] {
+/** Circles among the top folders of `dir` (or, with `files`, among its files). */
+function folderCircles(dir: string, unit: 'folders' | 'files' = 'folders'): string[] {
   const base = resolve(ROOT, dir);
   const nodeOf = (path: string) => {
+    if (unit === 'files') return relative(base, path);
     const [first] = relative(base, path).split(sep);
     return first!;
   };
@@ -159,6 +161,10 @@ test("the authorization server's folders import each other without circles (embe
   t.deepEqual(folderCircles('services/auth/src'), []);
 });
 
+test("the shared libraries' files import each other without circles (types beside what they describe)", (t) => {
+  for (const name of SHARED) t.deepEqual(folderCircles(`shared/${name}/src`, 'files'), [], name);
+});
+
 test('the checker sees a circle when there is one', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'sched-architecture-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -167,4 +173,8 @@ test('the checker sees a circle when there is one', (t) => {
   writeFileSync(join(dir, 'a', 'one.ts'), "import { two } from '../b/two.ts';\nexport const one = two;\n");
   writeFileSync(join(dir, 'b', 'two.ts'), "import type { one } from '../a/one.ts';\nexport const two = 2;\n");
   t.deepEqual(folderCircles(dir), ['a -> b -> a', 'b -> a -> b']);
+  t.deepEqual(folderCircles(dir, 'files'), [
+    'a/one.ts -> b/two.ts -> a/one.ts',
+    'b/two.ts -> a/one.ts -> b/two.ts',
+  ]);
 });
