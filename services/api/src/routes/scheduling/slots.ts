@@ -13,7 +13,8 @@ const isDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
 
 /**
  * `start` / `end`: a date is a whole day in `zone` (end inclusive: up to the end of that day), a
- * date-time is that instant (end inclusive too).
+ * date-time is that instant (end inclusive too). 400 when end is before start or the range is
+ * longer than MAX_SLOT_RANGE_DAYS (the slots and the busy-times endpoints alike).
  */
 export function rangeOf(start: string, end: string, zone: string): { from: number; to: number } {
   const from = isDate(start)
@@ -22,6 +23,16 @@ export function rangeOf(start: string, end: string, zone: string): { from: numbe
   const to = isDate(end)
     ? DateTime.fromISO(end, { zone }).plus({ days: 1 }).startOf('day').toMillis() - 1
     : DateTime.fromISO(end, { setZone: true }).toMillis();
+  if (!(to >= from)) {
+    throw new BadRequestError('end must not be before start', [
+      { field: 'query.end', message: 'must not be before start' },
+    ]);
+  }
+  if (to - from > MAX_SLOT_RANGE_DAYS * DAY_MS) {
+    throw new BadRequestError(`The range may span at most ${MAX_SLOT_RANGE_DAYS} days`, [
+      { field: 'query.end', message: `at most ${MAX_SLOT_RANGE_DAYS} days after start` },
+    ]);
+  }
   return { from, to };
 }
 
@@ -43,16 +54,6 @@ export const slotRoutes = [
     handler: async ({ deps, query }) => {
       const zone = query.timeZone ?? 'UTC';
       const { from, to } = rangeOf(query.start, query.end, zone);
-      if (!(to >= from)) {
-        throw new BadRequestError('end must not be before start', [
-          { field: 'query.end', message: 'must not be before start' },
-        ]);
-      }
-      if (to - from > MAX_SLOT_RANGE_DAYS * DAY_MS) {
-        throw new BadRequestError(`The range may span at most ${MAX_SLOT_RANGE_DAYS} days`, [
-          { field: 'query.end', message: `at most ${MAX_SLOT_RANGE_DAYS} days after start` },
-        ]);
-      }
       const knex = deps.stores.db.knex;
       const eventType = await findEventTypeById(knex, query.eventTypeId);
       if (!eventType) throw new NotFoundError('Event type not found');
