@@ -1,13 +1,14 @@
 import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
 import { GOOGLE_SCOPES, googleProvider } from '@sched/calendars/providers/google';
-import { calendarFetch } from '@sched/calendars/outbound';
 import test from 'ava';
 import nock from 'nock';
 import {
   GOOGLE_ORIGINS,
   googleConfig,
+  interceptProviders,
   oauthCredentials,
-  savedCredentials,
+  providerConnector,
+  providerFetch,
 } from '../support/calendar-providers.ts';
 
 // The Google connector and its OAuth pieces against Google's documented request and response
@@ -15,22 +16,14 @@ import {
 // nock standing in for Google. Nothing leaves the process (nock.disableNetConnect).
 
 // Every request goes through the outbound module's fetch, as in production (nock answers for the provider).
-const outbound = calendarFetch(false);
+const outbound = providerFetch;
 const config = googleConfig();
 const provider = googleProvider(config);
 const API = '/calendar/v3';
 
-test.before(() => nock.disableNetConnect());
-test.afterEach.always(() => nock.cleanAll());
-test.after.always(() => nock.enableNetConnect());
+interceptProviders(test);
 
-function connector(credentials = oauthCredentials()) {
-  const store = savedCredentials();
-  return {
-    store,
-    calendar: provider.connector({ credentials, fetch: outbound, saveCredentials: store.save }),
-  };
-}
+const connector = (credentials = oauthCredentials()) => providerConnector(provider, credentials);
 
 const calendarList = {
   kind: 'calendar#calendarList',

@@ -1,13 +1,14 @@
 import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
 import { MICROSOFT_SCOPES, microsoftProvider } from '@sched/calendars/providers/microsoft';
-import { calendarFetch } from '@sched/calendars/outbound';
 import test from 'ava';
 import nock from 'nock';
 import {
   MICROSOFT_ORIGINS,
   microsoftConfig,
+  interceptProviders,
   oauthCredentials,
-  savedCredentials,
+  providerConnector,
+  providerFetch,
 } from '../support/calendar-providers.ts';
 
 // The Microsoft connector and its OAuth pieces against the documented shapes of the Microsoft
@@ -15,22 +16,14 @@ import {
 // v1.0 (me/calendars, calendarView, events), with nock standing in for Microsoft.
 
 // Every request goes through the outbound module's fetch, as in production (nock answers for the provider).
-const outbound = calendarFetch(false);
+const outbound = providerFetch;
 const config = microsoftConfig();
 const provider = microsoftProvider(config);
 const TOKEN = '/common/oauth2/v2.0/token';
 
-test.before(() => nock.disableNetConnect());
-test.afterEach.always(() => nock.cleanAll());
-test.after.always(() => nock.enableNetConnect());
+interceptProviders(test);
 
-function connector(credentials = oauthCredentials()) {
-  const store = savedCredentials();
-  return {
-    store,
-    calendar: provider.connector({ credentials, fetch: outbound, saveCredentials: store.save }),
-  };
-}
+const connector = (credentials = oauthCredentials()) => providerConnector(provider, credentials);
 
 const calendars = {
   '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('ada')/calendars",

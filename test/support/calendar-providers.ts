@@ -1,5 +1,9 @@
 import type { GoogleProviderConfig, MicrosoftProviderConfig } from '@sched/kit/config';
 import type { OAuthCredentials } from '@sched/calendars/connector';
+import { calendarFetch } from '@sched/calendars/outbound';
+import type { OAuthCalendarProvider } from '@sched/calendars/providers/oauth-types';
+import type { TestFn } from 'ava';
+import nock from 'nock';
 
 /**
  * Google and Microsoft as the calendar tests see them: the public endpoints (which `nock`
@@ -48,4 +52,23 @@ export const oauthCredentials = (inSeconds = 3600, suffix = '1'): OAuthCredentia
 export function savedCredentials() {
   const saved: OAuthCredentials[] = [];
   return { saved, save: async (credentials: OAuthCredentials) => void saved.push(credentials) };
+}
+
+/** The outbound module's fetch, as in production: nock answers for the provider behind it. */
+export const providerFetch = calendarFetch(false);
+
+/** nock for a test file: no request leaves the process, and each test's interceptors are cleared. */
+export function interceptProviders(test: TestFn): void {
+  test.before(() => nock.disableNetConnect());
+  test.afterEach.always(() => nock.cleanAll());
+  test.after.always(() => nock.enableNetConnect());
+}
+
+/** The provider's connector over `providerFetch`, with the credentials it saves recorded in `store`. */
+export function providerConnector(provider: OAuthCalendarProvider, credentials = oauthCredentials()) {
+  const store = savedCredentials();
+  return {
+    store,
+    calendar: provider.connector({ credentials, fetch: providerFetch, saveCredentials: store.save }),
+  };
 }
