@@ -1,12 +1,5 @@
 import test from 'ava';
-import {
-  agentDocument,
-  type DocumentServer,
-  makeCertificates,
-  startDocumentServer,
-  type TestCertificates,
-  trustInThisProcess,
-} from '../support/agent-documents.ts';
+import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { openPage, setUpChromium } from '../support/browser.ts';
@@ -18,22 +11,14 @@ import { type SecondApi, startSecondApi } from '../api/helpers/second-api.ts';
 // server reach. Review mode (the default AGENT_CLIENTS): the first use records the agent PENDING,
 // it may be given the pending scopes only, and the consent page says `Unverified app`.
 
-let certificates: TestCertificates;
-let documents: DocumentServer;
+const documents = setUpDocumentServer(test);
 const REDIRECT = 'http://127.0.0.1:49152/callback';
 
 let second: SecondApi;
 const two = apiClient(() => second.url);
 
-test.before(async () => {
-  certificates = await makeCertificates();
-  trustInThisProcess(certificates.ca);
-  documents = await startDocumentServer(certificates);
-});
 test.after.always(async () => {
   await second?.close();
-  await documents?.close();
-  await certificates?.remove();
 });
 
 const { system, knex, user, admin, call, clients } = setUpWorld(test, {
@@ -53,8 +38,8 @@ let served = 0;
 /** A new agent's document (a fresh path each time: the server's document cache is per URL). */
 function newAgent(extra: Record<string, unknown> = {}, host = '127.0.0.1'): string {
   const path = `/agents/${++served}.json`;
-  const url = `https://${host}:${documents.port}${path}`;
-  documents.serve(path, { body: agentDocument(url, REDIRECT, extra) }, host);
+  const url = `https://${host}:${documents().port}${path}`;
+  documents().serve(path, { body: agentDocument(url, REDIRECT, extra) }, host);
   return url;
 }
 
@@ -96,7 +81,7 @@ test('a pending agent: recorded on first use, Unverified app, read scopes only, 
   }
   if (outcome.kind !== 'page') return t.fail('no consent page');
   t.regex(outcome.html, /Unverified app/);
-  t.regex(outcome.html, new RegExp(`127\\.0\\.0\\.1:${documents.port}`), 'the client_id host');
+  t.regex(outcome.html, new RegExp(`127\\.0\\.0\\.1:${documents().port}`), 'the client_id host');
   t.regex(outcome.html, /127\.0\.0\.1:49152/, 'the redirect host');
   t.regex(outcome.html, /on this computer/, 'the loopback warning');
   t.regex(outcome.html, /PROFILE_READ/);
@@ -164,7 +149,7 @@ function serveRaw(
   path?: string,
 ) {
   const at = path ?? `/raw/${++served}.json`;
-  return documents.serve(at, answer);
+  return documents().serve(at, answer);
 }
 
 async function pageFor(clientId: string) {
@@ -216,7 +201,7 @@ const refusals: Array<
 for (const [title, answer, message] of refusals) {
   test(`a metadata document is refused when ${title}, and nothing is recorded`, async (t) => {
     const path = `/refused/${++served}.json`;
-    const url = `https://127.0.0.1:${documents.port}${path}`;
+    const url = `https://127.0.0.1:${documents().port}${path}`;
     serveRaw(answer(url), path);
     const page = await pageFor(url);
     t.is(page.kind, 'page');
@@ -239,12 +224,12 @@ for (const [title, answer, message] of refusals) {
 
 test('an http client_id is no metadata document: unknown application', async (t) => {
   const path = `/plain/${++served}.json`;
-  const url = `http://127.0.0.1:${documents.port}${path}`;
-  documents.serve(path, { body: agentDocument(url, REDIRECT) });
+  const url = `http://127.0.0.1:${documents().port}${path}`;
+  documents().serve(path, { body: agentDocument(url, REDIRECT) });
   const page = await pageFor(url);
   t.is(page.kind === 'page' ? page.status : 0, 400);
   t.regex(page.kind === 'page' ? page.html : '', /No application is registered/);
-  t.is(documents.fetches(path), 0, 'nothing was fetched');
+  t.is(documents().fetches(path), 0, 'nothing was fetched');
 });
 
 test('20 concurrent first uses fetch the document once and record the agent once', async (t) => {
@@ -260,12 +245,12 @@ test('20 concurrent first uses fetch the document once and record the agent once
     answers.every((answer) => answer.status === 303),
     answers.map((a) => a.status).join(),
   );
-  t.is(documents.fetches(path), 1);
+  t.is(documents().fetches(path), 1);
   t.is((await knex()('oauth_clients').where({ id: clientId })).length, 1);
   // Later uses are served from the cache (the document said nothing: kept for the minimum, 60 s).
   const { params } = authorizeParams(clientId, 'PROFILE_READ');
   t.is((await fetch(authorizeUrl(system.url, params), { redirect: 'manual' })).status, 303);
-  t.is(documents.fetches(path), 1);
+  t.is(documents().fetches(path), 1);
 });
 
 async function tokensFor(clientId: string, scope: string) {
@@ -389,7 +374,7 @@ test('in Chromium: the consent page of a pending agent says Unverified app, name
     t.regex(await notes.first().innerText(), /Unverified app/);
     t.regex(await notes.nth(1).innerText(), /on this computer/);
     const text = await page.locator('main').innerText();
-    t.regex(text, new RegExp(`127\\.0\\.0\\.1:${documents.port}`));
+    t.regex(text, new RegExp(`127\\.0\\.0\\.1:${documents().port}`));
     t.regex(text, /127\.0\.0\.1:49152/);
     const redirected = page.waitForRequest((request) => request.url().startsWith(REDIRECT));
     await page.getByRole('button', { name: 'Allow' }).click();

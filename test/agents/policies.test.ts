@@ -1,12 +1,5 @@
 import test from 'ava';
-import {
-  agentDocument,
-  type DocumentServer,
-  makeCertificates,
-  startDocumentServer,
-  type TestCertificates,
-  trustInThisProcess,
-} from '../support/agent-documents.ts';
+import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -15,19 +8,8 @@ import { setUpWorld } from '../support/world.ts';
 // document URL, which works before the agent's first use too; `off`: agents are unknown clients,
 // their documents are never fetched, and registration stays closed even with DCR_ENABLED.
 
-let certificates: TestCertificates;
-let documents: DocumentServer;
+const documents = setUpDocumentServer(test);
 const REDIRECT = 'http://127.0.0.1:49154/callback';
-
-test.before(async () => {
-  certificates = await makeCertificates();
-  trustInThisProcess(certificates.ca);
-  documents = await startDocumentServer(certificates);
-});
-test.after.always(async () => {
-  await documents?.close();
-  await certificates?.remove();
-});
 
 const approvedOnly = setUpWorld(test, {
   env: { AGENT_CLIENTS: 'approved-only', OUTBOUND_PRIVATE_NETWORKS: 'allow' },
@@ -39,8 +21,8 @@ const off = setUpWorld(test, {
 let served = 0;
 function newAgent(): { clientId: string; path: string } {
   const path = `/policy/${++served}.json`;
-  const clientId = `${documents.origin}${path}`;
-  documents.serve(path, { body: agentDocument(clientId, REDIRECT, { client_name: 'Policy Agent' }) });
+  const clientId = `${documents().origin}${path}`;
+  documents().serve(path, { body: agentDocument(clientId, REDIRECT, { client_name: 'Policy Agent' }) });
   return { clientId, path };
 }
 
@@ -104,7 +86,7 @@ test('off: an agent is an unknown application and its document is never fetched'
   const page = await new FlowBrowser(off.system.url).open(authorizeAt(off.system.url, clientId));
   t.is(page.kind === 'page' ? page.status : 0, 400);
   t.regex(page.kind === 'page' ? page.html : '', /No application is registered/);
-  t.is(documents.fetches(path), 0);
+  t.is(documents().fetches(path), 0);
   t.is(await off.knex()('oauth_clients').where({ id: clientId }).first(), undefined);
 });
 

@@ -1,12 +1,5 @@
 import test from 'ava';
-import {
-  agentDocument,
-  type DocumentServer,
-  makeCertificates,
-  startDocumentServer,
-  type TestCertificates,
-  trustInThisProcess,
-} from '../support/agent-documents.ts';
+import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -17,18 +10,7 @@ import { setUpWorld } from '../support/world.ts';
 // registration rate-limit counter, which the last one exhausts.
 
 const LIMIT = 8;
-let certificates: TestCertificates;
-let documents: DocumentServer;
-
-test.before(async () => {
-  certificates = await makeCertificates();
-  trustInThisProcess(certificates.ca);
-  documents = await startDocumentServer(certificates);
-});
-test.after.always(async () => {
-  await documents?.close();
-  await certificates?.remove();
-});
+const documents = setUpDocumentServer(test);
 
 const { system, knex, user, admin, call } = setUpWorld(test, {
   env: { DCR_ENABLED: 'true', RATE_LIMITS: `client-registration=${LIMIT}/1h` },
@@ -145,7 +127,7 @@ test.serial(
 
 test.serial('a metadata document on a special-use address is refused without the override', async (t) => {
   const path = '/loopback.json';
-  const clientId = documents.serve(path, { body: agentDocument(`${documents.origin}${path}`, REDIRECT) });
+  const clientId = documents().serve(path, { body: agentDocument(`${documents().origin}${path}`, REDIRECT) });
   const pkce = pkcePair();
   const page = await new FlowBrowser(system.url).open(
     authorizeUrl(system.url, {
@@ -158,7 +140,7 @@ test.serial('a metadata document on a special-use address is refused without the
   );
   t.is(page.kind === 'page' ? page.status : 0, 400);
   t.regex(page.kind === 'page' ? page.html : '', /cannot be used/);
-  t.is(documents.fetches(path), 0, 'nothing reached the address');
+  t.is(documents().fetches(path), 0, 'nothing reached the address');
   t.is(await knex()('oauth_clients').where({ id: clientId }).first(), undefined);
 });
 

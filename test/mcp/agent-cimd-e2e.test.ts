@@ -1,14 +1,7 @@
 import { type Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { findUserById } from '@sched/db/queries/users';
 import test from 'ava';
-import {
-  agentDocument,
-  type DocumentServer,
-  makeCertificates,
-  startDocumentServer,
-  type TestCertificates,
-  trustInThisProcess,
-} from '../support/agent-documents.ts';
+import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
 import { setUpChromium } from '../support/browser.ts';
 import { insertUser } from '../support/factories.ts';
 import { connectMcpClient, TestAgentAuth, toolData } from '../support/mcp.ts';
@@ -23,18 +16,7 @@ import { setUpWorld } from '../support/world.ts';
 // administrator approves its document URL; then the SDK's step-up gets BOOKING_WRITE.
 // (test/mcp/agent-e2e.test.ts: the same journey with a client registered in settings.)
 
-let certificates: TestCertificates;
-let documents: DocumentServer;
-
-test.before(async () => {
-  certificates = await makeCertificates();
-  trustInThisProcess(certificates.ca);
-  documents = await startDocumentServer(certificates);
-});
-test.after.always(async () => {
-  await documents?.close();
-  await certificates?.remove();
-});
+const documents = setUpDocumentServer(test);
 
 const { system, knex, store, admin, call } = setUpWorld(test, {
   env: { OUTBOUND_PRIVATE_NETWORKS: 'allow' },
@@ -49,8 +31,8 @@ test('an MCP agent known by its metadata document: pending ceiling, approval, st
   const user = await insertScheduler();
   const eventType = await personalEventType(knex(), user.id);
   const receiver = await startRedirectReceiver();
-  const metadataUrl = `${documents.origin}/agents/scheduler.json`;
-  documents.serve('/agents/scheduler.json', { body: agentDocument(metadataUrl, receiver.redirectUri) });
+  const metadataUrl = `${documents().origin}/agents/scheduler.json`;
+  documents().serve('/agents/scheduler.json', { body: agentDocument(metadataUrl, receiver.redirectUri) });
   const agent = new TestAgentAuth({ metadataUrl }, receiver.redirectUri);
   const context = await chromium().newContext();
   const page = await context.newPage();
@@ -74,7 +56,7 @@ test('an MCP agent known by its metadata document: pending ceiling, approval, st
     const text = await page.locator('body').innerText();
     t.is(text.includes('Unverified app'), expect.unverified, 'Unverified app while pending only');
     if (expect.unverified) {
-      t.true(text.includes(`127.0.0.1:${documents.port}`), 'the client_id host');
+      t.true(text.includes(`127.0.0.1:${documents().port}`), 'the client_id host');
       t.true(text.includes('on this computer'), 'the loopback redirect warning');
     }
     for (const scope of expect.shows) t.true(text.includes(scope), `${scope} is asked for`);
@@ -96,7 +78,7 @@ test('an MCP agent known by its metadata document: pending ceiling, approval, st
     await exchange.finishAuth(
       await consent({ signIn: true, unverified: true, shows: READ_SCOPES, hides: ['BOOKING_WRITE'] }),
     );
-    t.is(documents.fetches('/agents/scheduler.json'), 1, 'one fetch, then the cache');
+    t.is(documents().fetches('/agents/scheduler.json'), 1, 'one fetch, then the cache');
     const stored = await knex()('oauth_clients').where({ id: metadataUrl }).first();
     t.like(stored, { review_status: 'PENDING', registration: 'metadata_document', owner_user_id: null });
 

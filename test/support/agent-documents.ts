@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import type { TestFn } from 'ava';
 
 export interface TestCertificates {
   /** PEM of the CA (what NODE_EXTRA_CA_CERTS points to: `caFile`). */
@@ -164,5 +165,27 @@ export function agentDocument(
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
     ...extra,
+  };
+}
+
+/**
+ * A test file's document server: certificates made and trusted in this process before the tests,
+ * the server closed and the certificates removed after them. Returns the running server.
+ */
+export function setUpDocumentServer(test: TestFn): () => DocumentServer {
+  let certificates: TestCertificates | undefined;
+  let documents: DocumentServer | undefined;
+  test.before(async () => {
+    certificates = await makeCertificates();
+    trustInThisProcess(certificates.ca);
+    documents = await startDocumentServer(certificates);
+  });
+  test.after.always(async () => {
+    await documents?.close();
+    await certificates?.remove();
+  });
+  return () => {
+    if (!documents) throw new Error('the document server starts in test.before');
+    return documents;
   };
 }
