@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { performance } from 'node:perf_hooks';
 import { allocationCounter } from './allocation.ts';
 import { startAllocationProfile } from './allocation-profile.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import type { CloseRequest, ReadyMessage, StatsMessage, StatsRequest } from './protocol.ts';
 
 /**
@@ -76,12 +77,15 @@ function stats(id: number): StatsMessage {
 
 /** Tells the parent the servers listen; `close` runs on its close request or on SIGINT/SIGTERM. */
 export function announceReady<T>(data: T, close: () => Promise<void>): void {
+  const cpuProfilePrefix = process.env.BENCH_CPU_PROFILE;
+  const stopCpuProfile = cpuProfilePrefix ? startCpuProfile(cpuProfilePrefix) : undefined;
   let closing = false;
   const shutDown = async () => {
     if (closing) return;
     closing = true;
     try {
       await stopProfile?.();
+      await (await stopCpuProfile)?.();
       await close();
     } finally {
       process.exit(0);

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
 import { choosePinning } from '../load.ts';
 import { describeMachine, printSummary, runAlternating, summarize, type Target } from '../pinned/compare.ts';
 import { refreshLoad } from '../pinned/generator.ts';
@@ -21,6 +23,32 @@ import type { TokenServerReady } from '../servers/bare-oidc-provider.ts';
  */
 
 const CONNECTIONS = 50;
+
+/**
+ * BENCH_BEFORE: the path of an earlier build's token-endpoint server script (same ready data and
+ * request counter; test/bench/ports/ holds the port for 292005d and how to set it up). It runs as a
+ * third target, `before`, in the same alternating rounds, with the same Node flags, pinning, Redis
+ * and clients, and the scenario prints ours against it as well as against the bare provider.
+ */
+async function startBeforeBuild(
+  env: Record<string, string>,
+  redisUrl: string | undefined,
+  pinning: ReturnType<typeof choosePinning>,
+): Promise<{ server: BenchServer<TokenServerReady>; build: string } | null> {
+  const script = process.env.BENCH_BEFORE;
+  if (!script) return null;
+  const build = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+    cwd: dirname(script),
+    encoding: 'utf8',
+  }).trim();
+  const server = await startBenchServer<TokenServerReady>({
+    name: `before (${build})`,
+    script,
+    env: { ...env, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) },
+    pinning,
+  });
+  return { server, build };
+}
 const ALLOCATION_GOAL_KB = 70;
 
 export async function run(): Promise<void> {
@@ -61,16 +89,26 @@ async function runWith(
       pinning,
     });
     servers.push(ours);
-    const targets: Target[] = [bare, ours].map((server, i) => ({
-      key: i === 0 ? 'bare' : 'ours',
-      label: `${i === 0 ? 'bare oidc-provider' : 'our token endpoint'}, ${clients} clients`,
+    const entries: [string, string, BenchServer<TokenServerReady>][] = [
+      ['bare', 'bare oidc-provider', bare],
+      ['ours', 'our token endpoint', ours],
+    ];
+    const before = await startBeforeBuild(env, redisUrl, pinning);
+    if (before) {
+      servers.push(before.server);
+      entries.splice(1, 0, ['before', `before (${before.build})`, before.server]);
+    }
+    const targets: Target[] = entries.map(([key, label, server]) => ({
+      key,
+      label: `${label}, ${clients} clients`,
       server,
+      counter: key === 'before' ? 'ours' : key, // an earlier build's script counts under `ours` too
       load: refreshLoad({ ...server.ready, connections: CONNECTIONS, amount }, pinning, failures),
     }));
     console.log(`\n--- ${clients} active clients`);
     console.log(describeMachine(pinning));
     console.log(
-      `ours on ${ours.ready.backend}; bare: ${bare.ready.backend}; pools of ${bare.ready.pool.length} and ${ours.ready.pool.length} refresh-token chains; ${CONNECTIONS} connections; ${rounds} alternating rounds of ${amount} requests; medians`,
+      `ours on ${ours.ready.backend}; bare: ${bare.ready.backend}${before ? `; before: ${before.server.ready.backend}` : ''}; pools of ${bare.ready.pool.length} and ${ours.ready.pool.length} refresh-token chains; ${CONNECTIONS} connections; ${rounds} alternating rounds of ${amount} requests; medians`,
     );
     const rows = await runAlternating({
       targets,
@@ -95,6 +133,11 @@ async function runWith(
           : []),
       ],
     });
+    if (before)
+      printSummary(`token-endpoint-${clients}-vs-before`, summarize(rows, targets, 'before'), {
+        baseline: 'before',
+        notes: ['ratios of each target to the earlier build (BENCH_BEFORE)'],
+      });
     for (const [body, count] of failures) console.log(`unexpected answer (${count}x): ${body.slice(0, 200)}`);
     console.log(`after: ${describeMachine(pinning)}`);
   } finally {
