@@ -96,3 +96,17 @@ export async function startBenchServer<T>(options: StartOptions): Promise<BenchS
     },
   };
 }
+
+/**
+ * Node flag sets to compare our server with, besides the production flags: BENCH_FLAGS_ALT, sets
+ * separated by `;` (`-` for none: V8's defaults), e.g. `--max-semi-space-size=64;-`. Each set adds
+ * a target of our server started with those flags, in the same alternating rounds.
+ */
+export function alternativeFlagSets(): { label: string; flags: string[] }[] {
+  const given = process.env.BENCH_FLAGS_ALT;
+  if (!given) return [];
+  return given.split(';').map((set) => {
+    const flags = set.trim() === '-' ? [] : set.trim().split(/\s+/).filter(Boolean);
+    return { label: flags.length > 0 ? flags.join(' ') : "V8's defaults", flags };
+  });
+}

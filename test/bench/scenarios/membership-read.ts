@@ -1,7 +1,7 @@
 import { choosePinning, type LoadOptions, type Pinning, runWrk, wrkAvailable } from '../load.ts';
 import { describeMachine, printSummary, runAlternating, summarize, type Target } from '../pinned/compare.ts';
 import { httpLoad } from '../pinned/generator.ts';
-import { type BenchServer, startBenchServer } from '../pinned/servers.ts';
+import { alternativeFlagSets, type BenchServer, startBenchServer } from '../pinned/servers.ts';
 import { startPrivateRedis } from '../private-redis.ts';
 import type { BareKoaReady } from '../servers/bare-koa.ts';
 import type { MembershipApiReady } from '../servers/membership-api.ts';
@@ -86,6 +86,23 @@ export async function run(): Promise<void> {
         load: load(options(api.ready.apiUrl, api.ready.headers), pinning),
       },
     ];
+    for (const [i, alternative] of alternativeFlagSets().entries()) {
+      const server = await startBenchServer<MembershipApiReady>({
+        name: `membership API, ${alternative.label}`,
+        script: new URL('../servers/membership-api.ts', import.meta.url).pathname,
+        env: privateRedis ? { REDIS_URL: privateRedis.url } : {},
+        nodeFlags: alternative.flags,
+        pinning,
+      });
+      servers.push(server);
+      targets.push({
+        key: `api-flags-${i + 1}`,
+        label: `authorized GET, Node flags ${alternative.label}`,
+        server,
+        counter: 'api',
+        load: load(options(server.ready.apiUrl, server.ready.headers), pinning),
+      });
+    }
     if (layers) {
       const { kit, route, token } = api.ready.layerUrls;
       targets.push(

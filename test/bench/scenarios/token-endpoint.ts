@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { choosePinning } from '../load.ts';
 import { describeMachine, printSummary, runAlternating, summarize, type Target } from '../pinned/compare.ts';
 import { refreshLoad } from '../pinned/generator.ts';
-import { type BenchServer, startBenchServer } from '../pinned/servers.ts';
+import { alternativeFlagSets, type BenchServer, startBenchServer } from '../pinned/servers.ts';
 import { startPrivateRedis } from '../private-redis.ts';
 import type { TokenServerReady } from '../servers/bare-oidc-provider.ts';
 
@@ -98,11 +98,22 @@ async function runWith(
       servers.push(before.server);
       entries.splice(1, 0, ['before', `before (${before.build})`, before.server]);
     }
+    for (const alternative of alternativeFlagSets()) {
+      const server = await startBenchServer<TokenServerReady>({
+        name: `our token endpoint, ${alternative.label}`,
+        script: new URL('../servers/token-endpoint.ts', import.meta.url).pathname,
+        env: { ...env, ...(redisUrl ? { REDIS_URL: redisUrl } : {}) },
+        nodeFlags: alternative.flags,
+        pinning,
+      });
+      servers.push(server);
+      entries.push([`ours-flags-${entries.length}`, `ours, Node flags ${alternative.label}`, server]);
+    }
     const targets: Target[] = entries.map(([key, label, server]) => ({
       key,
       label: `${label}, ${clients} clients`,
       server,
-      counter: key === 'before' ? 'ours' : key, // an earlier build's script counts under `ours` too
+      counter: key === 'bare' ? 'bare' : 'ours', // every script of ours (any build, any flags) counts under `ours`
       load: refreshLoad({ ...server.ready, connections: CONNECTIONS, amount }, pinning, failures),
     }));
     console.log(`\n--- ${clients} active clients`);
