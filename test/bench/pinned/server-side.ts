@@ -60,7 +60,6 @@ export async function closePlain(...servers: Server[]): Promise<void> {
 
 const allocated = allocationCounter();
 const profileFile = process.env.BENCH_ALLOCATION_PROFILE;
-const stopProfile = profileFile ? await startAllocationProfile(profileFile) : undefined;
 
 function stats(id: number): StatsMessage {
   const cpu = process.cpuUsage();
@@ -79,12 +78,16 @@ function stats(id: number): StatsMessage {
 export function announceReady<T>(data: T, close: () => Promise<void>): void {
   const cpuProfilePrefix = process.env.BENCH_CPU_PROFILE;
   const stopCpuProfile = cpuProfilePrefix ? startCpuProfile(cpuProfilePrefix) : undefined;
+  // From ready on (set-up left out); under the harness every server writes a file of its own.
+  const stopProfile = profileFile
+    ? startAllocationProfile(process.send ? `${profileFile}.${process.pid}` : profileFile)
+    : undefined;
   let closing = false;
   const shutDown = async () => {
     if (closing) return;
     closing = true;
     try {
-      await stopProfile?.();
+      await (await stopProfile)?.();
       await (await stopCpuProfile)?.();
       await close();
     } finally {
