@@ -50,9 +50,9 @@ function pagesOnly<M extends (ctx: never, next: Next) => unknown>(routes: M) {
 
 /** Only the routes we serve reach oidc-provider (no logout, registration, ...). */
 function onlyOurProviderRoutes() {
-  return async function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
+  return function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
     if (!isProviderRoute(ctx.path)) throw new NotFoundError(`Nothing here: ${ctx.method} ${ctx.path}`);
-    await next();
+    return next();
   };
 }
 

@@ -35,18 +35,24 @@ const RESUME = /^\/auth\/oauth2\/authorize\/([A-Za-z0-9_-]{1,256})$/;
  * answers through the embed response mode: those requests must be marked before it runs.
  */
 export function embedRequests(deps: AuthDeps) {
-  return async function embedRequestsMiddleware(ctx: Context, next: Next) {
-    if (ctx.method === 'GET' && ctx.path === PATHS.embedOnboarding) {
-      const clientId = singleQueryValue(ctx, 'client_id');
-      const client = clientId ? await deps.loadClient(ctx.state, clientId) : null;
-      markEmbed(ctx, flowFromParams(ctx.query as Record<string, unknown>, client?.redirectUris ?? []));
-      ctx.state[ENTRY] = ctx.originalUrl;
-      ctx.path = PATHS.authorize;
-      return next();
-    }
-    const resume = ctx.method === 'GET' ? RESUME.exec(ctx.path) : null;
-    if (resume) await markResumedFlow(deps, ctx, resume[1]!);
+  const enterEmbed = async (ctx: Context, next: Next) => {
+    const clientId = singleQueryValue(ctx, 'client_id');
+    const client = clientId ? await deps.loadClient(ctx.state, clientId) : null;
+    markEmbed(ctx, flowFromParams(ctx.query as Record<string, unknown>, client?.redirectUris ?? []));
+    ctx.state[ENTRY] = ctx.originalUrl;
+    ctx.path = PATHS.authorize;
     return next();
+  };
+  const resumeFlow = async (ctx: Context, next: Next, interactionUid: string) => {
+    await markResumedFlow(deps, ctx, interactionUid);
+    return next();
+  };
+  // Not async itself: every request passes through here, and most only go on.
+  return function embedRequestsMiddleware(ctx: Context, next: Next) {
+    if (ctx.method !== 'GET') return next();
+    if (ctx.path === PATHS.embedOnboarding) return enterEmbed(ctx, next);
+    const resume = RESUME.exec(ctx.path);
+    return resume ? resumeFlow(ctx, next, resume[1]!) : next();
   };
 }
 
@@ -107,7 +113,8 @@ function cookiesWork(ctx: Context, entryUrl: string): boolean {
  * the embedding page (response-mode.ts) instead of a redirect.
  */
 export function embedAuthorization() {
-  return async function embedAuthorizationMiddleware(ctx: Context, next: Next) {
+  // Not async: every request passes through here, and most only go on (no promise of our own).
+  return function embedAuthorizationMiddleware(ctx: Context, next: Next) {
     const entryUrl = ctx.state[ENTRY] as string | undefined;
     const flow = embedFlowOf(ctx);
     if (entryUrl === undefined || !flow || ctx.path !== PATHS.authorize) return next();
@@ -118,6 +125,6 @@ export function embedAuthorization() {
     delete query[COOKIE_CHECK.marker];
     query.response_mode = EMBED_RESPONSE_MODE;
     ctx.query = query;
-    await next();
+    return next();
   };
 }

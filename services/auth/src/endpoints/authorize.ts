@@ -56,9 +56,11 @@ const PAGE = {
  */
 export function authorizationRequest(deps: AuthDeps) {
   const resources = protectedResources(deps.runtime.config.baseUrl);
-  return async function authorizationRequestMiddleware(ctx: Context, next: Next) {
-    if (ctx.path !== PATHS.authorize || ctx.method !== 'GET') return next();
-
+  // The guard is not async: every request passes it, and only authorization requests need a promise.
+  return function authorizationRequestMiddleware(ctx: Context, next: Next) {
+    return ctx.path === PATHS.authorize && ctx.method === 'GET' ? check(ctx, next) : next();
+  };
+  async function check(ctx: Context, next: Next): Promise<void> {
     const clientId = singleQueryValue(ctx, 'client_id');
     if (!clientId) throw PAGE.clientIdMissing();
     const client = await deps.loadClient(ctx.state, clientId).catch((error: unknown) => {
@@ -114,7 +116,7 @@ export function authorizationRequest(deps: AuthDeps) {
     if (codeChallenge) query.code_challenge_method ??= 'S256';
     ctx.query = query;
     await next();
-  };
+  }
 }
 
 export const WITHHELD_DESCRIPTION =

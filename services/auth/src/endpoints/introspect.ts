@@ -118,8 +118,11 @@ async function introspect(
 
 export function introspectionEndpoint(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
-  return async function introspectionEndpointMiddleware(ctx: Context, next: Next) {
-    if (ctx.path !== PATHS.introspect) return next();
+  // The guard is not async: every request passes it, and only introspection needs a promise.
+  return function introspectionEndpointMiddleware(ctx: Context, next: Next) {
+    return ctx.path === PATHS.introspect ? answer(ctx) : next();
+  };
+  async function answer(ctx: Context): Promise<void> {
     if (ctx.method !== 'POST') {
       ctx.set('Allow', 'POST');
       throw new OAuthError(405, 'invalid_request', 'use POST');
@@ -153,5 +156,5 @@ export function introspectionEndpoint(deps: AuthDeps) {
       hint && Object.hasOwn(MODELS, hint) ? hint : undefined,
       caller,
     );
-  };
+  }
 }

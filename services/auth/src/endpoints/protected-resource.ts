@@ -15,7 +15,7 @@ export function protectedResourceMetadataEndpoint(deps: AuthDeps) {
       JSON.stringify(protectedResourceMetadata(resource, deps.issuer)),
     ]),
   );
-  return async function protectedResourceMetadataMiddleware(ctx: Context, next: Next) {
+  return function protectedResourceMetadataMiddleware(ctx: Context, next: Next) {
     const document = documents.get(ctx.path);
     if (document === undefined || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.set('Cache-Control', 'public, max-age=3600');
