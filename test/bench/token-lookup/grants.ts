@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { RecordWrite, TokenPayload } from '@sched/db/token-store/types';
 
 /**
@@ -37,18 +37,19 @@ export interface GrantIds {
 
 /** One run's ids: a fresh seed, so two runs never share tokens. */
 export function grantIdsOf(seed = randomBytes(8).toString('hex')): (index: number) => GrantIds {
-  const digest = (label: string, index: number) =>
-    createHash('sha256').update(`${seed}:${label}:${index}`).digest();
+  // 43 base64url characters (32 bytes), the length of oidc-provider's random ids.
+  const digest = (label: string, index: number) => hash('sha256', `${seed}:${label}:${index}`, 'base64url');
   return (index) => {
-    const tag = digest('tag', index).subarray(0, 6).toString('base64url');
+    // 8 characters: the auth service's 6 random bytes of a grant tag.
+    const tag = digest('tag', index).slice(0, 8);
     return {
-      grantId: `${digest('grant', index).toString('base64url')}.${tag}`,
-      accessTokenId: `${digest('at', index).toString('base64url')}.${tag}`,
-      refreshTokenId: `${digest('rt', index).toString('base64url')}.${tag}`,
+      grantId: `${digest('grant', index)}.${tag}`,
+      accessTokenId: `${digest('at', index)}.${tag}`,
+      refreshTokenId: `${digest('rt', index)}.${tag}`,
       // Grant i and i + 1 often share a user (with different clients): ~1.5 grants per user.
       accountId: String(100_000 + Math.floor((index * 2) / 3)),
       clientId: `cli_${String(index % CLIENTS).padStart(4, '0')}${'k'.repeat(18)}`,
-      sessionUid: digest('session', index).subarray(0, 16).toString('base64url').slice(0, 21),
+      sessionUid: digest('session', index).slice(0, 21),
     };
   };
 }

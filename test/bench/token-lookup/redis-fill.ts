@@ -6,6 +6,7 @@ import {
   GRANT_TTL_S,
   type GrantIds,
   grantRecords,
+  PLACEHOLDERS,
   payloadTemplates,
   REFRESH_TOKEN_TTL_S,
 } from './grants.ts';
@@ -24,27 +25,38 @@ const INDEX_SLACK_MS = 60_000;
  * last-use key). Through the store, a million grants are four million script calls from Node, minutes
  * on a loaded 2-core machine; here it is a thousand grants a call. `checkRedisLayout` compares one
  * grant written both ways, so the two cannot drift apart unnoticed.
- * ARGV: prefix, the Grant / AccessToken / RefreshToken payload templates, TTLs (ms: grant, access,
- * refresh), index slack (ms), then per grant: grant id, access id, refresh id, account, client, session.
+ * ARGV: prefix; per model (Grant, AccessToken, RefreshToken) its payload as a `string.format`
+ * format and the order of its values ('1,2': grant id, token id, account, client, session); TTLs
+ * (ms: grant, access, refresh), index slack (ms); then per grant: grant id, access id, refresh id,
+ * account, client, session.
  */
 const FILL = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local nowText = string.format('%.0f', now)
 local p = ARGV[1]
-local grantTtl, atTtl, rtTtl = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local formats, orders = { ARGV[2], ARGV[4], ARGV[6] }, {}
+for m = 1, 3 do
+  orders[m] = {}
+  for n in string.gmatch(ARGV[2 * m + 1], '%d+') do orders[m][#orders[m] + 1] = tonumber(n) end
+end
+local grantTtl, atTtl, rtTtl = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local function at(ms) return string.format('%.0f', now + ms) end
-local ownerScore = at(grantTtl + tonumber(ARGV[8]))
-for i = 9, #ARGV, 6 do
-  local g, a, r, acct, cli, sess = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
-  local function fill(template, jti)
-    return (template:gsub('__GRANT__', g):gsub('__JTI__', jti):gsub('__ACCOUNT__', acct)
-      :gsub('__CLIENT__', cli):gsub('__SESSION__', sess))
-  end
+local ownerScore = at(grantTtl + tonumber(ARGV[11]))
+local values, args = {}, {}
+local function fill(m, jti)
+  values[2] = jti
+  local order = orders[m]
+  for k = 1, #order do args[k] = values[order[k]] end
+  return string.format(formats[m], unpack(args, 1, #order))
+end
+for i = 12, #ARGV, 6 do
+  local g, a, r, acct, cli = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  values[1], values[3], values[4], values[5] = g, acct, cli, ARGV[i + 5]
   local base = p .. 'oidc:{' .. string.match(g, '%.([^%.]+)$') .. '}:'
-  redis.call('SET', base .. 'Grant:' .. g, fill(ARGV[2], g), 'PX', grantTtl)
-  redis.call('SET', base .. 'AccessToken:' .. a, fill(ARGV[3], a), 'PX', atTtl)
-  redis.call('SET', base .. 'RefreshToken:' .. r, fill(ARGV[4], r), 'PX', rtTtl)
+  redis.call('SET', base .. 'Grant:' .. g, fill(1, g), 'PX', grantTtl)
+  redis.call('SET', base .. 'AccessToken:' .. a, fill(2, a), 'PX', atTtl)
+  redis.call('SET', base .. 'RefreshToken:' .. r, fill(3, r), 'PX', rtTtl)
   local index = base .. 'grant:' .. g
   redis.call('ZADD', index, at(atTtl), 'AccessToken:' .. a, at(rtTtl), 'RefreshToken:' .. r)
   redis.call('PEXPIREAT', index, at(rtTtl))
@@ -61,13 +73,33 @@ end
 return 1
 `;
 
+/** The values FILL puts in a payload, by their number in its order lists. */
+const VALUE_ORDER = [
+  PLACEHOLDERS.grant,
+  PLACEHOLDERS.jti,
+  PLACEHOLDERS.account,
+  PLACEHOLDERS.client,
+  PLACEHOLDERS.session,
+];
+
+/** A payload template as a Lua format ('%s' for each placeholder) and the order of its values. */
+function luaFormat(template: string): [format: string, order: string] {
+  const order: number[] = [];
+  const pattern = new RegExp(VALUE_ORDER.join('|'), 'g');
+  const format = template.replaceAll('%', '%%').replace(pattern, (placeholder) => {
+    order.push(VALUE_ORDER.indexOf(placeholder as (typeof VALUE_ORDER)[number]) + 1);
+    return '%s';
+  });
+  return [format, order.join(',')];
+}
+
 function fillArgs(prefix: string, nowSeconds: number, grants: readonly GrantIds[]): string[] {
   const templates = payloadTemplates(nowSeconds);
   const args = [
     prefix,
-    templates.Grant,
-    templates.AccessToken,
-    templates.RefreshToken,
+    ...luaFormat(templates.Grant),
+    ...luaFormat(templates.AccessToken),
+    ...luaFormat(templates.RefreshToken),
     String(GRANT_TTL_S * 1000),
     String(ACCESS_TOKEN_TTL_S * 1000),
     String(REFRESH_TOKEN_TTL_S * 1000),
