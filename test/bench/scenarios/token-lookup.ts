@@ -218,7 +218,7 @@ export async function run(): Promise<void> {
   pinSelf(pinning);
   console.log(
     `${LOOKUPS.toLocaleString('en')} lookups per measurement (findWithVersions of an access token and its ` +
-      `owners' two version keys), sizes ${SIZES.join(', ')}, ${pinning ? `this process on CPU ${pinning.servers}, private Redis on CPU ${pinning.generator}` : 'unpinned'}`,
+      `owners' two version keys), sizes ${SIZES.join(', ')}, ${pinning ? `this process on CPU ${pinning.servers} (a private Redis on CPU ${pinning.generator})` : 'unpinned'}`,
   );
   const runs: SizeRun[] = [];
   for (const backend of backends)
