@@ -7,23 +7,25 @@ import { createTestDatabase } from '../../support/database.ts';
 import { createTestRedis } from '../../support/redis.ts';
 import { choosePinning, type Pinning } from '../load.ts';
 import { startPrivateRedis } from '../private-redis.ts';
-import { CLIENTS, type GrantIds, grantIdsOf } from '../token-lookup/grants.ts';
+import { accountRange, CLIENTS, type GrantIds, grantIdsOf } from '../token-lookup/grants.ts';
 import { type LookupFigures, targetsOf, timeLookups } from '../token-lookup/lookups.ts';
 import {
   checkRedisLayout,
   fillRedis,
+  fillUserVersions,
   memoryUsageOfGrantKeys,
   usedMemory,
 } from '../token-lookup/redis-fill.ts';
-import { checkSqlLayout, fillSql, sqlSizes } from '../token-lookup/sql-fill.ts';
+import { checkSqlLayout, fillSql, fillUserVersionsSql, sqlSizes } from '../token-lookup/sql-fill.ts';
 
 /**
  * Issue 18's capacity model: does reading a token per API request cost more with a million live
  * grants than with a thousand, and how many bytes is a grant? For each back end and size, a fresh
  * store (a private redis-server; a new Postgres database) is filled with that many live grants
  * (Grant + access token + refresh token + index entries, as the store writes them: checked against
- * the store's own write path first), then the API's read per request (`findWithVersions`) is timed
- * for random live tokens and for unknown ones, one and 32 at a time. Prints latency p50/p99, this
+ * the store's own write path first) and a version counter for each of their users; then the API's
+ * read per request (`findWithVersions`) is timed for random live tokens and for unknown ones, one
+ * and 32 at a time. Prints latency p50/p99, this
  * process's CPU per lookup, the largest size's ratios to the smallest, Redis bytes per grant and
  * SQL table + index bytes per grant, and one `BENCH_RESULT {json}` line.
  *
@@ -97,6 +99,8 @@ async function fillRedisStore(size: number, pinning: Pinning | null): Promise<Fi
     const keys = await memoryUsageOfGrantKeys(redis, prefix, sample);
     const bytesPerGrant: Record<string, number> = { 'used_memory growth': perGrant(grown, size) };
     for (const [name, bytes] of Object.entries(keys)) bytesPerGrant[`MEMORY USAGE ${name}`] = bytes;
+    // After the bytes per grant: the counters are per user, not per grant.
+    await fillUserVersions(redis, prefix, accountRange(size));
     const store = createRedisTokenStore({ redis, prefix });
     for (let client = 0; client < CLIENTS; client++)
       await store.bumpVersion(`client:${idsOf(client).clientId}`);
@@ -136,6 +140,7 @@ async function fillSqlStore(size: number, backend: 'postgres' | 'pglite'): Promi
     };
     for (const [name, bytes] of Object.entries(sizes.indexes))
       bytesPerGrant[`index ${name}`] = perGrant(bytes, size);
+    await fillUserVersionsSql(knex, accountRange(size));
     const store = createSqlTokenStore({ knex });
     for (let client = 0; client < CLIENTS; client++)
       await store.bumpVersion(`client:${idsOf(client).clientId}`);

@@ -16,6 +16,13 @@ export const GRANT_TTL_S = REFRESH_TOKEN_TTL_S;
 /** Clients the grants spread over; users hold ~1.5 grants each (deploy/README.md section 8). */
 export const CLIENTS = 20;
 
+const FIRST_ACCOUNT = 100_000;
+
+/** The account ids grants 0 .. size - 1 name: from `first` to `last`, every one. */
+export function accountRange(size: number): { first: number; last: number } {
+  return { first: FIRST_ACCOUNT, last: FIRST_ACCOUNT + Math.floor(((size - 1) * 2) / 3) };
+}
+
 /** Placeholders of the payload templates, replaced per grant by the fillers. */
 export const PLACEHOLDERS = {
   grant: '__GRANT__',
@@ -47,7 +54,7 @@ export function grantIdsOf(seed = randomBytes(8).toString('hex')): (index: numbe
       accessTokenId: `${digest('at', index)}.${tag}`,
       refreshTokenId: `${digest('rt', index)}.${tag}`,
       // Grant i and i + 1 often share a user (with different clients): ~1.5 grants per user.
-      accountId: String(100_000 + Math.floor((index * 2) / 3)),
+      accountId: String(FIRST_ACCOUNT + Math.floor((index * 2) / 3)),
       clientId: `cli_${String(index % CLIENTS).padStart(4, '0')}${'k'.repeat(18)}`,
       sessionUid: digest('session', index).slice(0, 21),
     };

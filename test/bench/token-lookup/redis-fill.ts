@@ -188,6 +188,27 @@ export async function checkRedisLayout(redis: Redis, ids: GrantIds, nowSeconds: 
   }
 }
 
+/** ARGV: prefix, first and last account id: `<prefix>ver:user:<id>` = 1 for each (bumpVersion once). */
+const USER_VERSIONS = `
+for a = tonumber(ARGV[2]), tonumber(ARGV[3]) do redis.call('SET', ARGV[1] .. 'ver:user:' .. a, '1') end
+return 1
+`;
+
+/**
+ * A version counter for every account (as if each user's access had changed once), so that the
+ * lookups read two existing version keys, not one, and the SQL store's counters table is as large
+ * as its users: the worst case of the read beside the token.
+ */
+export async function fillUserVersions(
+  redis: Redis,
+  prefix: string,
+  { first, last }: { first: number; last: number },
+): Promise<void> {
+  for (let from = first; from <= last; from += 50_000) {
+    await redis.eval(USER_VERSIONS, 0, prefix, String(from), String(Math.min(last, from + 49_999)));
+  }
+}
+
 /** `used_memory` of INFO memory, in bytes. */
 export async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');

@@ -79,6 +79,16 @@ export async function fillSql(
   await knex.raw(`analyze ${RECORDS}`);
 }
 
+/** `ver:user:<id>` = 1 for every account (see fillUserVersions in redis-fill.ts), then ANALYZE. */
+export async function fillUserVersionsSql(knex: Knex, { first, last }: { first: number; last: number }) {
+  await knex.raw(
+    `insert into ${TOKEN_TABLES.counters} (key, value)
+     select 'ver:user:' || g, 1 from generate_series(?::int, ?::int) as g`,
+    [first, last],
+  );
+  await knex.raw(`analyze ${TOKEN_TABLES.counters}`);
+}
+
 /** The grant's rows as the store would return them to a comparison (times as "set or not"). */
 async function rowsOf(knex: Knex, ids: GrantIds): Promise<unknown[]> {
   const { rows } = (await knex.raw(
