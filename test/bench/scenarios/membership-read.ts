@@ -147,6 +147,13 @@ export async function run(): Promise<void> {
       goals: { api: { cpu: 1.3, p99: 2 } },
       notes: layers ? ['the 404 counts as errors+non2xx by design'] : [],
     });
+    if (targets.some((target) => target.key.startsWith('api-flags-')))
+      printSummary('membership-read-vs-production-flags', summarize(rows, targets, 'api'), {
+        baseline: 'api',
+        notes: [
+          'ratios of each target to the API with the production Node flags (BENCH_FLAGS_ALT): above 1 costs more',
+        ],
+      });
     console.log(`after: ${describeMachine(pinning)}`);
   } finally {
     for (const server of servers) await server.close();

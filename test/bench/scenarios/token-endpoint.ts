@@ -149,6 +149,13 @@ async function runWith(
         baseline: 'before',
         notes: ['ratios of each target to the earlier build (BENCH_BEFORE)'],
       });
+    if (entries.some(([key]) => key.startsWith('ours-flags-')))
+      printSummary(`token-endpoint-${clients}-vs-production-flags`, summarize(rows, targets, 'ours'), {
+        baseline: 'ours',
+        notes: [
+          'ratios of each target to ours with the production Node flags (BENCH_FLAGS_ALT): above 1 costs more',
+        ],
+      });
     for (const [body, count] of failures) console.log(`unexpected answer (${count}x): ${body.slice(0, 200)}`);
     console.log(`after: ${describeMachine(pinning)}`);
   } finally {
