@@ -98,7 +98,8 @@ async function runWith(
       servers.push(before.server);
       entries.splice(1, 0, ['before', `before (${before.build})`, before.server]);
     }
-    for (const alternative of alternativeFlagSets()) {
+    // Numbered from 1 whether or not `before` runs, so the keys in BENCH_RESULT mean the same set.
+    for (const [i, alternative] of alternativeFlagSets().entries()) {
       const server = await startBenchServer<TokenServerReady>({
         name: `our token endpoint, ${alternative.label}`,
         script: new URL('../servers/token-endpoint.ts', import.meta.url).pathname,
@@ -107,7 +108,7 @@ async function runWith(
         pinning,
       });
       servers.push(server);
-      entries.push([`ours-flags-${entries.length}`, `ours, Node flags ${alternative.label}`, server]);
+      entries.push([`ours-flags-${i + 1}`, `ours, Node flags ${alternative.label}`, server]);
     }
     const targets: Target[] = entries.map(([key, label, server]) => ({
       key,
