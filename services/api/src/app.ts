@@ -32,8 +32,12 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
   // Bearer credentials only, no cookies: any origin may call the API from a browser.
   app.use(bearerCors());
-  app.use(resourceMetadataChallenge(control.resources));
-  app.use(errorEnvelope((error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error)));
+  app.use(
+    errorEnvelope(
+      (error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error),
+      resourceMetadataChallenge(control.resources),
+    ),
+  );
   app.use(rejectUnfitTarget());
   app.use(jsonBody());
   // The MCP server (/mcp): tools from the same declarations, same caches (src/mcp/).
