@@ -37,35 +37,55 @@ const TOUCH_INTERVAL_MS = 60_000;
  * `resource`: which audience an OAuth token must carry (contract §17): `api` (/v2) takes tokens of
  * audience BASE_URL or none; `mcp` only tokens of audience BASE_URL/mcp, and no API keys.
  */
-export async function authenticate(
+export function authenticate(
   ctx: Context,
   route: Pick<AnyRoute, 'auth'>,
   control: AccessControl,
   keys: readonly string[],
   resource: ResourceName = 'api',
 ): Promise<Authenticated> {
-  if (route.auth === 'client-secret') {
-    const caller = await authenticateClientSecret(ctx, control);
-    return { caller, versions: await versionsOnly(control, keys) };
-  }
-  const header = ctx.get('authorization');
-  if (route.auth === 'public') {
-    // The endpoint needs no credential: a valid one becomes the caller, an invalid one is ignored.
-    if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
-    try {
-      return await authenticateBearer(header, control, keys, resource);
-    } catch (error) {
-      if (error instanceof UnauthorizedError)
-        return { caller: undefined, versions: await versionsOnly(control, keys) };
-      throw error;
+  // Not async itself: a user route's credential goes straight to the bearer check's promise,
+  // without a promise and an async frame of this function's own per request. Errors are
+  // rejections all the same.
+  try {
+    if (route.auth === 'client-secret') return authenticateWithClientSecret(ctx, control, keys);
+    const header = ctx.get('authorization');
+    if (route.auth === 'public') return authenticateOptional(header, control, keys, resource);
+    if (header === '') {
+      throw new UnauthorizedError(
+        'Authentication required: send Authorization: Bearer <API key or access token>',
+      );
     }
+    return authenticateBearer(header, control, keys, resource);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  if (header === '') {
-    throw new UnauthorizedError(
-      'Authentication required: send Authorization: Bearer <API key or access token>',
-    );
+}
+
+async function authenticateWithClientSecret(
+  ctx: Context,
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<Authenticated> {
+  const caller = await authenticateClientSecret(ctx, control);
+  return { caller, versions: await versionsOnly(control, keys) };
+}
+
+/** Public endpoints need no credential: a valid one becomes the caller, an invalid one is ignored. */
+async function authenticateOptional(
+  header: string,
+  control: AccessControl,
+  keys: readonly string[],
+  resource: ResourceName,
+): Promise<Authenticated> {
+  if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
+  try {
+    return await authenticateBearer(header, control, keys, resource);
+  } catch (error) {
+    if (error instanceof UnauthorizedError)
+      return { caller: undefined, versions: await versionsOnly(control, keys) };
+    throw error;
   }
-  return authenticateBearer(header, control, keys, resource);
 }
 
 function authenticateBearer(
