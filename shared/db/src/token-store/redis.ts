@@ -609,11 +609,14 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       // The record, its consumed mark and the versions in one MGET (shared with the other reads
       // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
       const [record, consumed] = model === 'AccessToken' ? accessTokenKeys(id) : recordKeys(model, id);
-      const keys = [record!, consumed!];
-      for (const name of versionKeys) keys.push(versionKeyOf(name));
+      // Arrays of their final length at once: pushing grows them several times per request.
+      const keys = new Array<string>(2 + versionKeys.length);
+      keys[0] = record!;
+      keys[1] = consumed!;
+      for (let i = 0; i < versionKeys.length; i++) keys[i + 2] = versionKeyOf(versionKeys[i]!);
       const reply = await mget(keys);
-      const versions: number[] = [];
-      for (let i = 2; i < reply.length; i++) versions.push(toVersion(reply[i] ?? null));
+      const versions = new Array<number>(Math.max(0, reply.length - 2));
+      for (let i = 2; i < reply.length; i++) versions[i - 2] = toVersion(reply[i] ?? null);
       // Access tokens are read on every API request that carries them: parsed once, shared. Other
       // records (a refresh token, read once per rotation) are parsed afresh and stay mutable.
       const decoded =
