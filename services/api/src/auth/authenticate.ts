@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { AccessControl, TokenOwner, UserFacts } from './access-control.ts';
+import { ReadVersions } from './read-versions.ts';
 import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 
 /** The caller, and the invalidation versions read with the credential (key -> version). */
@@ -115,10 +116,8 @@ async function versionsOnly(
   return versionMap(keys, await control.deps.stores.tokenStore.readVersions(keys));
 }
 
-function versionMap(keys: readonly string[], versions: readonly number[]): Map<string, number> {
-  const map = new Map<string, number>();
-  for (let i = 0; i < keys.length; i++) map.set(keys[i]!, versions[i] ?? 0);
-  return map;
+function versionMap(keys: readonly string[], versions: readonly number[]): ReadonlyMap<string, number> {
+  return new ReadVersions(keys, versions);
 }
 
 async function authenticateAccessToken(
