@@ -5,7 +5,7 @@ import { enforceRouteLimit } from '../auth/rate-limit.ts';
 import type { Target } from '../auth/target.ts';
 import type { Caller, UserCaller } from '../routing/caller.ts';
 import type { AnyRoute, HandlerResult } from '../routing/route.ts';
-import { validatePart } from '../routing/validate.ts';
+import { validateParams, validatePart } from '../routing/validate.ts';
 import { checkResult } from './response-check.ts';
 
 /** A declared route's raw inputs, however they arrived (an HTTP request, an MCP tool call). */
@@ -41,7 +41,7 @@ export function executeRoute(
 ): HandlerResult | Promise<HandlerResult> {
   const { caller, target, versions } = authorized;
   const input: HandlerInput = {
-    params: validatePart(route.params, raw.params, 'params'),
+    params: validateParams(route.params, raw.params),
     query: validatePart(route.query, raw.query, 'query'),
     body: validatePart(route.body, raw.body, 'body'),
     caller,
