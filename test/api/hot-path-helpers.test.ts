@@ -21,7 +21,9 @@ test('ReadVersions answers as a Map filled key by key, a repeated key included',
   t.deepEqual([...view], [...map]);
   t.deepEqual([...view.keys()], [...map.keys()]);
   const seen: Array<[string, number]> = [];
-  view.forEach((value, key) => seen.push([key, value]));
+  view.forEach((value, key) => {
+    seen.push([key, value]);
+  });
   t.deepEqual(seen, [...map.entries()]);
   // A value the read did not return counts as version 0, as before.
   t.is(new ReadVersions(['a'], []).get('a'), 0);
