@@ -600,30 +600,38 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
       return values.map(toVersion);
     },
 
-    async findWithVersions<P extends TokenPayload>(
+    findWithVersions<P extends TokenPayload>(
       model: string,
       id: string,
       versionKeys: readonly string[],
     ): Promise<RecordWithVersions<P>> {
-      assertModelName(model);
-      // The record, its consumed mark and the versions in one MGET (shared with the other reads
-      // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
-      const [record, consumed] = model === 'AccessToken' ? accessTokenKeys(id) : recordKeys(model, id);
-      // Arrays of their final length at once: pushing grows them several times per request.
-      const keys = new Array<string>(2 + versionKeys.length);
-      keys[0] = record!;
-      keys[1] = consumed!;
-      for (let i = 0; i < versionKeys.length; i++) keys[i + 2] = versionKeyOf(versionKeys[i]!);
-      const reply = await mget(keys);
-      const versions = new Array<number>(Math.max(0, reply.length - 2));
-      for (let i = 2; i < reply.length; i++) versions[i - 2] = toVersion(reply[i] ?? null);
-      // Access tokens are read on every API request that carries them: parsed once, shared. Other
-      // records (a refresh token, read once per rotation) are parsed afresh and stay mutable.
-      const decoded =
-        model === 'AccessToken'
-          ? decodedRecords.decode<P>(reply[0], reply[1])
-          : decodeRecord<P>(reply[0], reply[1]);
-      return { record: decoded, versions };
+      // Not async: the API reads this on every request, and an async frame waiting on the batch's
+      // promise cost more than one continuation. Errors are rejections all the same.
+      let keys: string[];
+      try {
+        assertModelName(model);
+        // The record, its consumed mark and the versions in one MGET (shared with the other reads
+        // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
+        const [record, consumed] = model === 'AccessToken' ? accessTokenKeys(id) : recordKeys(model, id);
+        // Arrays of their final length at once: pushing grows them several times per request.
+        keys = new Array<string>(2 + versionKeys.length);
+        keys[0] = record!;
+        keys[1] = consumed!;
+        for (let i = 0; i < versionKeys.length; i++) keys[i + 2] = versionKeyOf(versionKeys[i]!);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return mget(keys).then((reply) => {
+        const versions = new Array<number>(Math.max(0, reply.length - 2));
+        for (let i = 2; i < reply.length; i++) versions[i - 2] = toVersion(reply[i] ?? null);
+        // Access tokens are read on every API request that carries them: parsed once, shared.
+        // Other records (a refresh token, read once per rotation) are parsed afresh, mutable.
+        const record =
+          model === 'AccessToken'
+            ? decodedRecords.decode<P>(reply[0], reply[1])
+            : decodeRecord<P>(reply[0], reply[1]);
+        return { record, versions };
+      });
     },
 
     async ping() {
