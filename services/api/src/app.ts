@@ -1,8 +1,4 @@
-import { errorEnvelope } from '@sched/kit/http/error-envelope';
-import { bearerCors } from '@sched/kit/http/cors';
-import { requestContext } from '@sched/kit/http/request-context';
-import { securityHeaders } from '@sched/kit/http/security-headers';
-import { rejectUnfitTarget } from '@sched/kit/http/unfit-text';
+import { serviceEntry } from '@sched/kit/http/service-entry';
 import type { Runtime } from '@sched/runtime/runtime';
 import { calendarErrorToAppError } from '@sched/calendars/connect-errors';
 import Koa from 'koa';
@@ -28,13 +24,20 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   const control = mountRoutes(table, routeList, deps);
   mountDocs(table, routeList, deps.config);
 
-  app.use(requestContext('api', deps.logger, { accessLog: deps.config.accessLog }));
-  app.use(securityHeaders({ publicUrl: deps.config.baseUrl }));
-  // Bearer credentials only, no cookies: any origin may call the API from a browser.
-  app.use(bearerCors());
-  app.use(resourceMetadataChallenge(control.resources));
-  app.use(errorEnvelope((error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error)));
-  app.use(rejectUnfitTarget());
+  // Request context, security headers, CORS (bearer credentials only, no cookies: any origin may
+  // call the API from a browser), the error envelope with the resources' Bearer challenge, and the
+  // request target's check: one middleware (kit/http/service-entry.ts), the hot path's cost.
+  app.use(
+    serviceEntry({
+      service: 'api',
+      logger: deps.logger,
+      accessLog: deps.config.accessLog,
+      publicUrl: deps.config.baseUrl,
+      bearerCors: true,
+      translate: (error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error),
+      finish: resourceMetadataChallenge(control.resources),
+    }),
+  );
   app.use(jsonBody());
   // The MCP server (/mcp): tools from the same declarations, same caches (src/mcp/).
   app.use(mcpEndpoint(routeList, control));

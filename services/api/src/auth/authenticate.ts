@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import type { AccessControl, TokenOwner, UserFacts } from './access-control.ts';
+import { ReadVersions } from './read-versions.ts';
 import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 
 /** The caller, and the invalidation versions read with the credential (key -> version). */
@@ -37,35 +38,55 @@ const TOUCH_INTERVAL_MS = 60_000;
  * `resource`: which audience an OAuth token must carry (contract §17): `api` (/v2) takes tokens of
  * audience BASE_URL or none; `mcp` only tokens of audience BASE_URL/mcp, and no API keys.
  */
-export async function authenticate(
+export function authenticate(
   ctx: Context,
   route: Pick<AnyRoute, 'auth'>,
   control: AccessControl,
   keys: readonly string[],
   resource: ResourceName = 'api',
 ): Promise<Authenticated> {
-  if (route.auth === 'client-secret') {
-    const caller = await authenticateClientSecret(ctx, control);
-    return { caller, versions: await versionsOnly(control, keys) };
-  }
-  const header = ctx.get('authorization');
-  if (route.auth === 'public') {
-    // The endpoint needs no credential: a valid one becomes the caller, an invalid one is ignored.
-    if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
-    try {
-      return await authenticateBearer(header, control, keys, resource);
-    } catch (error) {
-      if (error instanceof UnauthorizedError)
-        return { caller: undefined, versions: await versionsOnly(control, keys) };
-      throw error;
+  // Not async itself: a user route's credential goes straight to the bearer check's promise,
+  // without a promise and an async frame of this function's own per request. Errors are
+  // rejections all the same.
+  try {
+    if (route.auth === 'client-secret') return authenticateWithClientSecret(ctx, control, keys);
+    const header = ctx.get('authorization');
+    if (route.auth === 'public') return authenticateOptional(header, control, keys, resource);
+    if (header === '') {
+      throw new UnauthorizedError(
+        'Authentication required: send Authorization: Bearer <API key or access token>',
+      );
     }
+    return authenticateBearer(header, control, keys, resource);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  if (header === '') {
-    throw new UnauthorizedError(
-      'Authentication required: send Authorization: Bearer <API key or access token>',
-    );
+}
+
+async function authenticateWithClientSecret(
+  ctx: Context,
+  control: AccessControl,
+  keys: readonly string[],
+): Promise<Authenticated> {
+  const caller = await authenticateClientSecret(ctx, control);
+  return { caller, versions: await versionsOnly(control, keys) };
+}
+
+/** Public endpoints need no credential: a valid one becomes the caller, an invalid one is ignored. */
+async function authenticateOptional(
+  header: string,
+  control: AccessControl,
+  keys: readonly string[],
+  resource: ResourceName,
+): Promise<Authenticated> {
+  if (header === '') return { caller: undefined, versions: await versionsOnly(control, keys) };
+  try {
+    return await authenticateBearer(header, control, keys, resource);
+  } catch (error) {
+    if (error instanceof UnauthorizedError)
+      return { caller: undefined, versions: await versionsOnly(control, keys) };
+    throw error;
   }
-  return authenticateBearer(header, control, keys, resource);
 }
 
 function authenticateBearer(
@@ -95,10 +116,8 @@ async function versionsOnly(
   return versionMap(keys, await control.deps.stores.tokenStore.readVersions(keys));
 }
 
-function versionMap(keys: readonly string[], versions: readonly number[]): Map<string, number> {
-  const map = new Map<string, number>();
-  for (let i = 0; i < keys.length; i++) map.set(keys[i]!, versions[i] ?? 0);
-  return map;
+function versionMap(keys: readonly string[], versions: readonly number[]): ReadonlyMap<string, number> {
+  return new ReadVersions(keys, versions);
 }
 
 async function authenticateAccessToken(

@@ -58,7 +58,7 @@ export function authorizeAccess(
   const cached = control.facts.get(cacheKey, tags);
   if (cached !== undefined) {
     checkExists(requirement.level, target, cached);
-    return decide(requirement, caller, cached);
+    return decideOnCachedFacts(requirement, caller, cached);
   }
   return loadAccessFacts(control.deps.stores.db.knex, {
     userId: caller.userId,
@@ -70,6 +70,35 @@ export function authorizeAccess(
     control.facts.set(cacheKey, facts, tags);
     return decide(requirement, caller, facts);
   });
+}
+
+/**
+ * Allowing decisions made on cached facts, by facts object, requirement (one per route) and the
+ * caller's service-admin flag: everything `decide` reads. A cache hit returns the same facts object
+ * until its versions change, and the decision (reason strings, permission pattern splits, the
+ * context object) was rebuilt on every request; now once per facts. Denials are not kept (they
+ * throw). Shared between requests, so frozen.
+ */
+const allowedOnFacts = [false, true].map(
+  () => new WeakMap<AccessFacts, Map<AccessRequirement, AccessContext>>(),
+);
+
+function decideOnCachedFacts(
+  requirement: AccessRequirement,
+  caller: UserCaller,
+  facts: AccessFacts,
+): AccessContext {
+  const byFacts = allowedOnFacts[caller.serviceAdmin ? 1 : 0]!;
+  let byRequirement = byFacts.get(facts);
+  const known = byRequirement?.get(requirement);
+  if (known !== undefined) return known;
+  const decided = Object.freeze(decide(requirement, caller, facts));
+  if (byRequirement === undefined) {
+    byRequirement = new Map();
+    byFacts.set(facts, byRequirement);
+  }
+  byRequirement.set(requirement, decided);
+  return decided;
 }
 
 function decide(requirement: AccessRequirement, caller: UserCaller, facts: AccessFacts): AccessContext {

@@ -1,5 +1,5 @@
 import { MCP_PATH, type ProtectedResource, type ResourceName } from '@sched/policy/protected-resources';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 
 /**
  * Every 401 and 403 Bearer challenge of /v2 and /mcp names the resource's metadata (RFC 9728
@@ -8,8 +8,9 @@ import type { Context, Next } from 'koa';
  * themselves say only what went wrong (`error=`, `scope=`); the resource is known here, by path.
  */
 export function resourceMetadataChallenge(resources: Record<ResourceName, ProtectedResource>) {
-  return async function resourceMetadataChallengeMiddleware(ctx: Context, next: Next) {
-    await next();
+  // Run by the error envelope once the answer is rendered (app.ts): not a middleware of its own,
+  // which cost a dispatch and an async function on every request.
+  return function addResourceMetadata(ctx: Context): void {
     if (ctx.status !== 401 && ctx.status !== 403) return;
     const challenge = ctx.response.get('WWW-Authenticate');
     if (!/^Bearer\b/i.test(challenge) || challenge.includes('resource_metadata=')) return;

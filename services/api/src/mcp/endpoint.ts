@@ -24,42 +24,51 @@ const MCP_CREDENTIAL = { auth: 'user' } as const;
  */
 export function mcpEndpoint(routes: readonly AnyRoute[], control: AccessControl) {
   const tools = toolsOf(routes);
-  return async function mcpEndpointMiddleware(ctx: Context, next: Next) {
+  // Not async: every other request passes through without a promise and an async frame of its own.
+  return function mcpEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== MCP_PATH) return next();
-    const { caller } = await authenticate(ctx, MCP_CREDENTIAL, control, [], 'mcp');
-    if (ctx.method !== 'POST') {
-      ctx.status = 405;
-      ctx.set('Allow', 'POST');
-      return;
-    }
-    const user = caller as UserCaller;
-    const body = (ctx.request as { body?: unknown }).body;
-    const short = toolsCalled(body, tools).filter((tool) => missingToolScopes(tool, user).length > 0);
-    if (short.length > 0) throw toolScopeError(short, user);
-
-    const server = mcpServer(tools, control, user, ctx);
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    try {
-      await server.connect(transport);
-      // The transport's Web-standard side, fed the body already parsed and only the headers it
-      // reads: Koa keeps the response (envelope headers, logging), with no Node-to-Web adapter.
-      const answer = await transport.handleRequest(
-        new Request(`http://mcp.invalid${MCP_PATH}`, { method: 'POST', headers: transportHeaders(ctx) }),
-        { parsedBody: body },
-      );
-      ctx.status = answer.status;
-      answer.headers.forEach((value, name) => {
-        ctx.set(name, value);
-      });
-      ctx.body = answer.body === null ? '' : await answer.text();
-    } finally {
-      await transport.close();
-      await server.close();
-    }
+    return answerMcp(ctx, tools, control);
   };
+}
+
+async function answerMcp(
+  ctx: Context,
+  tools: ReadonlyMap<string, Tool>,
+  control: AccessControl,
+): Promise<void> {
+  const { caller } = await authenticate(ctx, MCP_CREDENTIAL, control, [], 'mcp');
+  if (ctx.method !== 'POST') {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    return;
+  }
+  const user = caller as UserCaller;
+  const body = (ctx.request as { body?: unknown }).body;
+  const short = toolsCalled(body, tools).filter((tool) => missingToolScopes(tool, user).length > 0);
+  if (short.length > 0) throw toolScopeError(short, user);
+
+  const server = mcpServer(tools, control, user, ctx);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    // The transport's Web-standard side, fed the body already parsed and only the headers it
+    // reads: Koa keeps the response (envelope headers, logging), with no Node-to-Web adapter.
+    const answer = await transport.handleRequest(
+      new Request(`http://mcp.invalid${MCP_PATH}`, { method: 'POST', headers: transportHeaders(ctx) }),
+      { parsedBody: body },
+    );
+    ctx.status = answer.status;
+    answer.headers.forEach((value, name) => {
+      ctx.set(name, value);
+    });
+    ctx.body = answer.body === null ? '' : await answer.text();
+  } finally {
+    await transport.close();
+    await server.close();
+  }
 }
 
 const TRANSPORT_HEADERS = [

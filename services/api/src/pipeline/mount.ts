@@ -40,7 +40,7 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
       const { caller, versions } = await authenticate(ctx, route, control, keys);
       authorizeCredential(route, caller);
       if (route.auth === 'admin') await requireServiceAdmin(caller, control);
-      const result = await executeRoute(
+      const pendingResult = executeRoute(
         route,
         control,
         { caller, target, versions },
@@ -52,6 +52,7 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
         },
         ctx,
       );
+      const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
       if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
       ctx.status = result.status ?? 200;
       if (ctx.status !== 204) {

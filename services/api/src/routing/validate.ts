@@ -45,3 +45,37 @@ export function validatePart<T>(schema: z.ZodType<T> | undefined, value: unknown
   });
   fail(part, details);
 }
+
+/** How many parsed parameter sets each schema keeps. */
+const MAX_PARSED_PARAMS = 4096;
+const parsedParams = new WeakMap<z.ZodType, Map<string, unknown>>();
+
+/**
+ * `validatePart` for path parameters, remembered per schema and raw text: the same few ids come
+ * back on every request, and zod's object parse allocated more per request than the rest of the
+ * route's own steps (issue 22). Parameter schemas are pure declarations (ids, slugs), so the same
+ * text parses to the same value; the value is frozen because requests share it. Only successful
+ * parses of plain string values without '/' are kept (the key joins them with '/'); failures and
+ * anything else are parsed every time, so every 400 is the same as before.
+ */
+export function validateParams<T>(schema: z.ZodType<T> | undefined, raw: Record<string, unknown>): T {
+  if (!schema) return validatePart(schema, raw, 'params');
+  let key = '';
+  for (const name in raw) {
+    const value = raw[name];
+    if (typeof value !== 'string' || value.includes('/')) return validatePart(schema, raw, 'params');
+    key += `${name}/${value}/`;
+  }
+  let memo = parsedParams.get(schema);
+  const known = memo?.get(key);
+  if (known !== undefined) return known as T;
+  const parsed = validatePart(schema, raw, 'params');
+  if (parsed === undefined || parsed === null) return parsed;
+  if (memo === undefined) {
+    memo = new Map();
+    parsedParams.set(schema, memo);
+  }
+  if (memo.size >= MAX_PARSED_PARAMS) memo.clear();
+  memo.set(key, typeof parsed === 'object' ? Object.freeze(parsed) : parsed);
+  return parsed;
+}

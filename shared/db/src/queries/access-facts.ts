@@ -1,5 +1,6 @@
 import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
+import { memoized } from '@sched/kit/memoized';
 
 /**
  * What the resource API needs to authorize one request on an organization or team endpoint, read
@@ -14,10 +15,12 @@ import type { Knex } from 'knex';
  * - `team:<id>`: the team and its memberships.
  * - `user:<id>`: the user (service-admin flag, deletion) and their API keys (revocation).
  */
+// Memoized: every API request names the same few keys several times (target, credential read,
+// cache tags); built once per id instead of a new string each time.
 export const accessVersionKey = {
-  org: (organizationId: number): string => `org:${organizationId}`,
-  team: (teamId: number): string => `team:${teamId}`,
-  user: (userId: number): string => `user:${userId}`,
+  org: memoized((organizationId: number): string => `org:${organizationId}`),
+  team: memoized((teamId: number): string => `team:${teamId}`),
+  user: memoized((userId: number): string => `user:${userId}`),
 } as const;
 
 /** One membership of the caller, with the permissions of its custom role (empty without one). */

@@ -1,3 +1,4 @@
+import { memoized } from '@sched/kit/memoized';
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../redis.ts';
 import {
@@ -280,6 +281,10 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
     recordKey(prefix, model, id),
     consumedKey(prefix, model, id),
   ];
+  // The keys of the resource API's per-request read, built once per access token and version
+  // name rather than on every request (strings of 60 to 120 bytes each; issue 22).
+  const accessTokenKeys = memoized((id: string) => recordKeys('AccessToken', id), 4096);
+  const versionKeyOf = memoized((name: string) => versionKey(prefix, name));
 
   async function find<P extends TokenPayload>(model: string, id: string): Promise<P | undefined> {
     assertModelName(model);
@@ -591,31 +596,42 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
     async readVersions(keys) {
       if (keys.length === 0) return [];
-      const values = await mget(keys.map((key) => versionKey(prefix, key)));
+      const values = await mget(keys.map(versionKeyOf));
       return values.map(toVersion);
     },
 
-    async findWithVersions<P extends TokenPayload>(
+    findWithVersions<P extends TokenPayload>(
       model: string,
       id: string,
       versionKeys: readonly string[],
     ): Promise<RecordWithVersions<P>> {
-      assertModelName(model);
-      // The record, its consumed mark and the versions in one MGET (shared with the other reads
-      // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
-      const reply = await mget([
-        ...recordKeys(model, id),
-        ...versionKeys.map((name) => versionKey(prefix, name)),
-      ]);
-      const versions: number[] = [];
-      for (let i = 2; i < reply.length; i++) versions.push(toVersion(reply[i] ?? null));
-      // Access tokens are read on every API request that carries them: parsed once, shared. Other
-      // records (a refresh token, read once per rotation) are parsed afresh and stay mutable.
-      const record =
-        model === 'AccessToken'
-          ? decodedRecords.decode<P>(reply[0], reply[1])
-          : decodeRecord<P>(reply[0], reply[1]);
-      return { record, versions };
+      // Not async: the API reads this on every request, and an async frame waiting on the batch's
+      // promise cost more than one continuation. Errors are rejections all the same.
+      let keys: string[];
+      try {
+        assertModelName(model);
+        // The record, its consumed mark and the versions in one MGET (shared with the other reads
+        // of this turn): ioredis's cost is per command, not per key (npm run bench redis-read).
+        const [record, consumed] = model === 'AccessToken' ? accessTokenKeys(id) : recordKeys(model, id);
+        // Arrays of their final length at once: pushing grows them several times per request.
+        keys = new Array<string>(2 + versionKeys.length);
+        keys[0] = record!;
+        keys[1] = consumed!;
+        for (let i = 0; i < versionKeys.length; i++) keys[i + 2] = versionKeyOf(versionKeys[i]!);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return mget(keys).then((reply) => {
+        const versions = new Array<number>(Math.max(0, reply.length - 2));
+        for (let i = 2; i < reply.length; i++) versions[i - 2] = toVersion(reply[i] ?? null);
+        // Access tokens are read on every API request that carries them: parsed once, shared.
+        // Other records (a refresh token, read once per rotation) are parsed afresh, mutable.
+        const record =
+          model === 'AccessToken'
+            ? decodedRecords.decode<P>(reply[0], reply[1])
+            : decodeRecord<P>(reply[0], reply[1]);
+        return { record, versions };
+      });
     },
 
     async ping() {

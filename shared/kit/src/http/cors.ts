@@ -15,8 +15,19 @@ const EXPOSE_HEADERS =
 const PREFLIGHT_MAX_AGE = '86400';
 
 export function bearerCors(applies: (path: string) => boolean = () => true) {
+  const answer = bearerCorsStep(applies);
   return function bearerCorsMiddleware(ctx: Context, next: Next) {
-    if (ctx.req.headers.origin === undefined || !applies(ctx.path)) return next();
+    return answer(ctx) ? undefined : next();
+  };
+}
+
+/**
+ * The CORS step alone: sets the headers when a browser asks (an Origin), and answers a preflight
+ * itself (204; returns true: nothing more to do). The resource API's entry middleware runs it.
+ */
+export function bearerCorsStep(applies: (path: string) => boolean = () => true): (ctx: Context) => boolean {
+  return (ctx) => {
+    if (ctx.req.headers.origin === undefined || !applies(ctx.path)) return false;
     const res = ctx.res;
     res.setHeader('Access-Control-Allow-Origin', '*');
     if (ctx.method === 'OPTIONS' && ctx.req.headers['access-control-request-method'] !== undefined) {
@@ -24,9 +35,9 @@ export function bearerCors(applies: (path: string) => boolean = () => true) {
       res.setHeader('Access-Control-Allow-Headers', ALLOW_HEADERS);
       res.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
       ctx.status = 204;
-      return undefined;
+      return true;
     }
     res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
-    return next();
+    return false;
   };
 }

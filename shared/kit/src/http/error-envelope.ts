@@ -32,22 +32,34 @@ export type ErrorTranslator = (error: unknown) => AppError | undefined;
 /**
  * The one place API errors are rendered. `translate` (the service's mapping of data-layer errors)
  * is tried first. Unknown errors become a 500 that says nothing about internals; the cause goes to
- * the log with the request id.
+ * the log with the request id. `finish`, if given, runs on every answer once it is rendered (error
+ * or not): what a middleware right outside this one would do after `await next()`, without a
+ * dispatch and an async function of its own per request.
  */
-export function errorEnvelope(translate?: ErrorTranslator) {
+export function errorEnvelope(translate?: ErrorTranslator, finish?: (ctx: Context) => void) {
   return async function errorEnvelopeMiddleware(ctx: Context, next: Next) {
     try {
       await next();
-      // A status without a body (no route; the router's 405 for a known path) is an error too.
-      if (ctx.body === undefined && ctx.status >= 400) throw bodilessAnswer(ctx);
+      throwIfBodiless(ctx);
     } catch (error) {
-      const known = translate?.(error) ?? toAppError(error);
-      if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
-      const rendered = known ?? new InternalError();
-      ctx.status = rendered.status;
-      for (const [name, value] of Object.entries(rendered.headers)) ctx.set(name, value);
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = errorBody(rendered, ctx.path);
+      renderError(ctx, error, translate);
     }
+    finish?.(ctx);
   };
+}
+
+/** A status without a body (no route; the router's 405 for a known path) is an error too. */
+export function throwIfBodiless(ctx: Context): void {
+  if (ctx.body === undefined && ctx.status >= 400) throw bodilessAnswer(ctx);
+}
+
+/** Renders `error` as the answer (see errorEnvelope). */
+export function renderError(ctx: Context, error: unknown, translate: ErrorTranslator | undefined): void {
+  const known = translate?.(error) ?? toAppError(error);
+  if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
+  const rendered = known ?? new InternalError();
+  ctx.status = rendered.status;
+  for (const [name, value] of Object.entries(rendered.headers)) ctx.set(name, value);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = errorBody(rendered, ctx.path);
 }

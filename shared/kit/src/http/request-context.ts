@@ -53,44 +53,57 @@ class LazyRequestState implements RequestState {
   }
 }
 
+/** Starts a request's context: its id (kept from X-Request-Id when valid), state and id header. */
+export function beginRequest(ctx: Context, logger: Logger): string {
+  const requestId = requestIdFrom(ctx.req.headers['x-request-id']);
+  // Whatever an outer app put in the state is kept.
+  ctx.state = Object.assign(new LazyRequestState(requestId, logger), ctx.state);
+  // The id is valid header text (checked above, or a UUID): straight on the Node response.
+  ctx.res.setHeader('X-Request-Id', requestId);
+  return requestId;
+}
+
+/** Ends a request's context: metrics, and the access line unless `accessLog` is off. */
+export function endRequest(
+  ctx: Context,
+  service: string,
+  logger: Logger,
+  accessLog: boolean,
+  requestId: string,
+  started: number,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+  observeRequest(service, ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, seconds);
+  // On the parent logger with the id as a field: no child logger made just for this line.
+  if (accessLog && logger.isLevelEnabled('info')) {
+    logger.info(
+      {
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(seconds * 1e4) / 10,
+      },
+      'request',
+    );
+  }
+}
+
 /**
  * First middleware of every Koa app: request id, child logger, metrics, and the access log (one
- * line a request at info, unless `accessLog` is off: ACCESS_LOG=false).
+ * line a request at info, unless `accessLog` is off: ACCESS_LOG=false). The resource API has it
+ * inside its one entry middleware instead (service-entry.ts).
  */
 export function requestContext(service: string, logger: Logger, options: { accessLog?: boolean } = {}) {
   const accessLog = options.accessLog ?? true;
   return async function requestContextMiddleware(ctx: Context, next: Next) {
     const started = performance.now();
-    const requestId = requestIdFrom(ctx.req.headers['x-request-id']);
-    // Whatever an outer app put in the state is kept.
-    ctx.state = Object.assign(new LazyRequestState(requestId, logger), ctx.state);
-    // The id is valid header text (checked above, or a UUID): straight on the Node response.
-    ctx.res.setHeader('X-Request-Id', requestId);
+    const requestId = beginRequest(ctx, logger);
     try {
       await next();
     } finally {
-      const seconds = (performance.now() - started) / 1000;
-      const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
-      observeRequest(
-        service,
-        ctx.method,
-        typeof route === 'string' ? route : 'unmatched',
-        ctx.status,
-        seconds,
-      );
-      // On the parent logger with the id as a field: no child logger made just for this line.
-      if (accessLog && logger.isLevelEnabled('info')) {
-        logger.info(
-          {
-            requestId,
-            method: ctx.method,
-            path: ctx.path,
-            status: ctx.status,
-            ms: Math.round(seconds * 1e4) / 10,
-          },
-          'request',
-        );
-      }
+      endRequest(ctx, service, logger, accessLog, requestId, started);
     }
   };
 }

@@ -17,14 +17,23 @@ const HEADERS: ReadonlyArray<readonly [string, string]> = [
 export const HSTS = 'max-age=31536000; includeSubDomains';
 
 export function securityHeaders(options: { publicUrl: string }) {
+  const setHeaders = securityHeaderSetter(options);
+  return function securityHeadersMiddleware(ctx: Context, next: Next) {
+    setHeaders(ctx);
+    return next();
+  };
+}
+
+/** The headers' step alone (the resource API's entry middleware runs it, service-entry.ts). */
+export function securityHeaderSetter(options: { publicUrl: string }): (ctx: Context) => void {
   const headers: ReadonlyArray<readonly [string, string]> = options.publicUrl.startsWith('https:')
     ? [...HEADERS, ['Strict-Transport-Security', HSTS]]
     : HEADERS;
-  return function securityHeadersMiddleware(ctx: Context, next: Next) {
+  return (ctx) => {
     // Straight on the Node response: constant, valid strings need none of ctx.set's normalising
     // (which allocates arrays per call), and nothing has been sent yet.
-    for (const [name, value] of headers) ctx.res.setHeader(name, value);
-    return next();
+    const res = ctx.res;
+    for (const [name, value] of headers) res.setHeader(name, value);
   };
 }
 

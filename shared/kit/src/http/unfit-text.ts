@@ -54,21 +54,22 @@ const decodeOrNull = (part: string): string | null => {
  * unfit text. Costs nothing for targets without a percent sign (the common case).
  */
 export function assertFitTarget(path: string, querystring: string): void {
-  for (const [where, raw] of [
-    ['path', path],
-    ['query', querystring],
-  ] as const) {
-    if (!raw.includes('%') && !raw.includes('\u0000')) continue;
-    const decoded = decodeOrNull(where === 'query' ? raw.replace(/\+/g, ' ') : raw);
-    if (decoded === null) {
-      throw new BadRequestError(`Invalid ${where}: not valid percent-encoded UTF-8`, [
-        { field: where, message: 'not valid percent-encoded UTF-8' },
-      ]);
-    }
-    const reason = unfitTextReason(decoded);
-    if (reason !== null)
-      throw new BadRequestError(`Invalid ${where}: it ${reason}`, [{ field: where, message: reason }]);
+  // Each part on its own (no array of pairs per request: this runs on every request).
+  assertFitTargetPart('path', path);
+  assertFitTargetPart('query', querystring);
+}
+
+function assertFitTargetPart(where: 'path' | 'query', raw: string): void {
+  if (!raw.includes('%') && !raw.includes('\u0000')) return;
+  const decoded = decodeOrNull(where === 'query' ? raw.replace(/\+/g, ' ') : raw);
+  if (decoded === null) {
+    throw new BadRequestError(`Invalid ${where}: not valid percent-encoded UTF-8`, [
+      { field: where, message: 'not valid percent-encoded UTF-8' },
+    ]);
   }
+  const reason = unfitTextReason(decoded);
+  if (reason !== null)
+    throw new BadRequestError(`Invalid ${where}: it ${reason}`, [{ field: where, message: reason }]);
 }
 
 /** Koa middleware: the request target's check, before routing (every service, first thing). */

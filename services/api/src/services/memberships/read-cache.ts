@@ -34,12 +34,24 @@ export function membershipVersionKeys(
   return userId === undefined ? [] : [accessVersionKey.user(userId)];
 }
 
-/** Version keys of the memberships of the route's parent: its own, and for an org team the org's. */
-function parentVersionKeys(access: AccessContext): string[] {
-  if (access.requirement.level === 'organization') return [accessVersionKey.org(access.organization!.id)];
-  const keys = [accessVersionKey.team(access.team!.id)];
-  if (teamInOrganization(access)) keys.push(accessVersionKey.org(access.team!.organizationId!));
-  return keys;
+/** Options of the memberships cache: one object, not a literal per request. */
+const MEMBERSHIPS_OPTIONS = { maxAgeMs: MEMBERSHIP_MAX_AGE_MS };
+
+/**
+ * The entry's tags: the versions of the memberships of the route's parent (its own, and for an
+ * org team the org's), then the member's. One array per request, the one the cache compares.
+ */
+function membershipTags(
+  access: AccessContext,
+  versions: ReadonlyMap<string, number>,
+  userTag: number,
+): number[] {
+  const tag = (key: string) => versions.get(key) ?? UNKNOWN_VERSION;
+  if (access.requirement.level === 'organization')
+    return [tag(accessVersionKey.org(access.organization!.id)), userTag];
+  const teamTag = tag(accessVersionKey.team(access.team!.id));
+  if (!teamInOrganization(access)) return [teamTag, userTag];
+  return [teamTag, tag(accessVersionKey.org(access.team!.organizationId!)), userTag];
 }
 
 /**
@@ -55,23 +67,23 @@ export function getMembershipCached(
   cache: RouteCache,
 ): Membership | Promise<Membership> {
   const users = cache.permanent<number>(MEMBERSHIP_USERS);
-  const memberships = cache.versioned<Membership>(MEMBERSHIPS, { maxAgeMs: MEMBERSHIP_MAX_AGE_MS });
+  const memberships = cache.versioned<Membership>(MEMBERSHIPS, MEMBERSHIPS_OPTIONS);
   const knownUserId = users.get(String(membershipId));
-  const parentTags = parentVersionKeys(access).map((key) => versions.get(key) ?? UNKNOWN_VERSION);
   const userTag =
     knownUserId === undefined
       ? UNKNOWN_VERSION
       : (versions.get(accessVersionKey.user(knownUserId)) ?? UNKNOWN_VERSION);
+  const tags = membershipTags(access, versions, userTag);
   const parent = parentOf(access);
   const key = `${parent.kind}:${parent.id}:${membershipId}`;
-  const hit = memberships.get(key, [...parentTags, userTag]);
+  const hit = memberships.get(key, tags);
   if (hit) return hit;
   return getMembership(deps, access, membershipId).then((membership) => {
     if (membership.userId !== null) users.set(String(membershipId), membership.userId);
-    memberships.set(key, membership, [
-      ...parentTags,
-      membership.userId !== null && membership.userId === knownUserId ? userTag : UNKNOWN_VERSION,
-    ]);
+    // The member's tag counts only if it was read for this membership's member.
+    if (membership.userId === null || membership.userId !== knownUserId)
+      tags[tags.length - 1] = UNKNOWN_VERSION;
+    memberships.set(key, membership, tags);
     return membership;
   });
 }

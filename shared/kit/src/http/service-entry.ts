@@ -1,0 +1,54 @@
+import { performance } from 'node:perf_hooks';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.ts';
+import { bearerCorsStep } from './cors.ts';
+import { type ErrorTranslator, renderError, throwIfBodiless } from './error-envelope.ts';
+import { beginRequest, endRequest } from './request-context.ts';
+import { securityHeaderSetter } from './security-headers.ts';
+import { assertFitTarget } from './unfit-text.ts';
+
+export interface ServiceEntryOptions {
+  /** The metrics' service label. */
+  service: string;
+  logger: Logger;
+  accessLog: boolean;
+  /** The configured public URL (https adds Strict-Transport-Security). */
+  publicUrl: string;
+  /** Bearer CORS on every path (bearerCors). */
+  bearerCors: boolean;
+  /** See errorEnvelope. */
+  translate?: ErrorTranslator;
+  /** Runs on every answer once rendered, error or not (see errorEnvelope). */
+  finish?: (ctx: Context) => void;
+}
+
+/**
+ * What `requestContext`, `securityHeaders`, `bearerCors`, `errorEnvelope` and `rejectUnfitTarget`
+ * do as five middlewares in that order, as one: the same steps in the same order, with one
+ * koa-compose dispatch and one async frame per request instead of five dispatches and two async
+ * frames (the resource API's hot path, issue 22).
+ */
+export function serviceEntry(options: ServiceEntryOptions) {
+  const { service, logger, accessLog, translate, finish } = options;
+  const setSecurityHeaders = securityHeaderSetter({ publicUrl: options.publicUrl });
+  const answerCors = options.bearerCors ? bearerCorsStep() : undefined;
+  return async function serviceEntryMiddleware(ctx: Context, next: Next) {
+    const started = performance.now();
+    const requestId = beginRequest(ctx, logger);
+    try {
+      setSecurityHeaders(ctx);
+      // A preflight is answered here, outside the error envelope (as bearerCors does).
+      if (answerCors?.(ctx)) return;
+      try {
+        assertFitTarget(ctx.path, ctx.querystring);
+        await next();
+        throwIfBodiless(ctx);
+      } catch (error) {
+        renderError(ctx, error, translate);
+      }
+      finish?.(ctx);
+    } finally {
+      endRequest(ctx, service, logger, accessLog, requestId, started);
+    }
+  };
+}
