@@ -2,6 +2,7 @@
 // `npm run build` (dist/bundle/bin, see services/launcher/src/bundle.ts) when it is up to date,
 // else its TypeScript source. Plain JavaScript, so choosing costs no type-stripping compiler.
 import { fileURLToPath } from 'node:url';
+import { enableCompileCache, flushCompileCache } from './compile-cache.mjs';
 import { freshBundle } from './fresh-bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -19,4 +20,7 @@ if (!(name in SOURCES)) {
 }
 // The entry points read their own arguments from argv[2] on.
 process.argv.splice(2, 1);
+enableCompileCache(ROOT);
 await import(freshBundle(ROOT, name) ?? ROOT + SOURCES[name]);
+// The entry point has loaded every module it needs at start (a server is listening by now).
+flushCompileCache();

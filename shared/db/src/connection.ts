@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
-import pg from 'pg';
 import { BackendMonitor, backendFailure, connectionFailure, describeBackendError } from './availability.ts';
 import { seedFromTemplate } from './pglite-template.ts';
 
@@ -22,10 +21,6 @@ export interface Database {
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
 }
-
-// Postgres BIGINT (count(*), bigserial ids) arrives as a string by default; our ids stay far
-// below 2^53, so numbers are the honest JS type for them.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
 function describeTarget(url: string): string {
   try {
@@ -88,6 +83,11 @@ async function openPostgres(
   log: OpenDatabaseOptions['log'],
   connectTimeoutMs: number,
 ): Promise<Database> {
+  // node-postgres is imported here, not at start: the embedded default never loads it.
+  const { default: pg } = await import('pg');
+  // Postgres BIGINT (count(*), bigserial ids) arrives as a string by default; our ids stay far
+  // below 2^53, so numbers are the honest JS type for them.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
   const knex = knexFactory({
     client: 'pg',
     connection: {

@@ -1,7 +1,6 @@
 import type { OutageLog } from './availability.ts';
 import { type Database, openDatabase } from './connection.ts';
-import { openRedisClient, type RedisClient } from './redis.ts';
-import { createRedisTokenStore } from './token-store/redis.ts';
+import type { RedisClient } from './redis.ts';
 import { createSqlTokenStore } from './token-store/sql.ts';
 import type { TokenStore } from './token-store/types.ts';
 
@@ -35,19 +34,28 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
   const db = await openDatabase({ url: options.databaseUrl, pgliteDir: options.pgliteDir, log: options.log });
   if (db.availability) db.availability.log = options.outageLog;
   let redis: RedisClient | undefined;
+  let tokenStore: TokenStore;
   try {
-    redis = options.redisUrl
-      ? await openRedisClient(options.redisUrl, options.outageLog ? { outageLog: options.outageLog } : {})
-      : undefined;
+    if (options.redisUrl) {
+      // Imported only with REDIS_URL: the embedded default does not load ioredis at start.
+      const [{ openRedisClient }, { createRedisTokenStore }] = await Promise.all([
+        import('./redis.ts'),
+        import('./token-store/redis.ts'),
+      ]);
+      redis = await openRedisClient(
+        options.redisUrl,
+        options.outageLog ? { outageLog: options.outageLog } : {},
+      );
+      // The token store is typed for one connection; on a Cluster it relies on every script
+      // touching one slot (docs/token-store.md).
+      tokenStore = createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' });
+    } else {
+      tokenStore = createSqlTokenStore({ knex: db.knex });
+    }
   } catch (error) {
     await db.close();
     throw error;
   }
-  const tokenStore = redis
-    ? // The token store is typed for one connection; on a Cluster it relies on every script
-      // touching one slot (docs/token-store.md).
-      createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' })
-    : createSqlTokenStore({ knex: db.knex });
   const checks = [{ name: 'database', check: () => db.ping() }];
   if (redis) checks.push({ name: 'redis', check: () => tokenStore.ping() });
   return {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Logger } from './logger.ts';
 
 export interface MailMessage {
@@ -17,6 +17,23 @@ export interface Mailer {
 }
 
 /**
+ * A transport made at the first message: nodemailer (about 40 modules) is imported then, not at
+ * start (docs/performance.md, Start-up). close() closes it if it was made.
+ */
+function lazyTransport<T extends { close(): void }>(make: (mailer: typeof nodemailer) => T) {
+  let transport: Promise<T> | undefined;
+  return {
+    get: () => {
+      transport ??= import('nodemailer').then((module) => make(module.default));
+      return transport;
+    },
+    close: () => {
+      void transport?.then((made) => made.close());
+    },
+  };
+}
+
+/**
  * SMTP when smtpUrl is set; otherwise every message is written as an .eml file to outboxDir
  * and logged, so the embedded default needs no mail server.
  */
@@ -28,19 +45,22 @@ export function createMailer(options: {
 }): Mailer {
   const { logger } = options;
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    const smtpUrl = options.smtpUrl;
+    const transport = lazyTransport((mailer) => mailer.createTransport(smtpUrl));
     return {
       async send(message) {
-        await transport.sendMail({ from: options.from, ...message });
+        await (await transport.get()).sendMail({ from: options.from, ...message });
         logger.info({ to: message.to, subject: message.subject }, 'mail sent');
       },
-      close: () => transport.close(),
+      close: transport.close,
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport((mailer) =>
+    mailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, ...message });
+      const info = await (await transport.get()).sendMail({ from: options.from, ...message });
       await mkdir(options.outboxDir, { recursive: true });
       const file = join(
         options.outboxDir,
@@ -49,6 +69,6 @@ export function createMailer(options: {
       await writeFile(file, info.message as Buffer);
       logger.info({ to: message.to, subject: message.subject, file }, 'mail written to outbox');
     },
-    close: () => transport.close(),
+    close: transport.close,
   };
 }

@@ -1,4 +1,3 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { MCP_PATH } from '@sched/policy/protected-resources';
 import type { Context, Next } from 'koa';
 import type { AccessControl } from '../auth/access-control.ts';
@@ -6,8 +5,22 @@ import { authenticate } from '../auth/authenticate.ts';
 import type { UserCaller } from '../routing/caller.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import { missingToolScopes, toolScopeError } from './scopes.ts';
-import { mcpServer } from './server.ts';
 import { type Tool, toolsOf } from './tools.ts';
+
+/**
+ * The MCP SDK (with Ajv and zod-to-json-schema under it, about 110 modules) loads on the first MCP
+ * request rather than at start: a restart does not pay for it (docs/performance.md, Start-up).
+ */
+const importSdk = () =>
+  Promise.all([
+    import('./server.ts'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+let sdkLoading: ReturnType<typeof importSdk> | undefined;
+const loadSdk = () => {
+  sdkLoading ??= importSdk();
+  return sdkLoading;
+};
 
 /** /mcp needs a user's OAuth token (of audience BASE_URL/mcp: `authenticate(..., 'mcp')`). */
 const MCP_CREDENTIAL = { auth: 'user' } as const;
@@ -47,6 +60,7 @@ async function answerMcp(
   const short = toolsCalled(body, tools).filter((tool) => missingToolScopes(tool, user).length > 0);
   if (short.length > 0) throw toolScopeError(short, user);
 
+  const [{ mcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
   const server = mcpServer(tools, control, user, ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -1,14 +1,4 @@
-import {
-  createAccount,
-  createCalendarObject,
-  type DAVAccount,
-  type DAVCalendar,
-  deleteCalendarObject,
-  fetchCalendarObjects,
-  fetchCalendars,
-  getBasicAuthHeaders,
-  updateCalendarObject,
-} from 'tsdav';
+import type { DAVAccount, DAVCalendar } from 'tsdav';
 import {
   type BusyInterval,
   type CalDavCredentials,
@@ -18,7 +8,18 @@ import {
   ProviderUnavailableError,
   type RemoteCalendar,
 } from '../connector.ts';
-import { busyIntervalsOf, eventToICalendar } from '../icalendar.ts';
+
+/**
+ * tsdav (with xml-js and sax) and ical.js load at the first CalDAV operation, not when the
+ * process starts: most starts never talk to a calendar server (docs/performance.md, Start-up).
+ */
+const importLibraries = () =>
+  Promise.all([import('tsdav'), import('../icalendar.ts')]).then(([tsdav, ical]) => ({ tsdav, ical }));
+let librariesLoading: ReturnType<typeof importLibraries> | undefined;
+const libraries = () => {
+  librariesLoading ??= importLibraries();
+  return librariesLoading;
+};
 
 /**
  * CalDAV (RFC 4791) through tsdav: discovery as RFC 6764 says (/.well-known/caldav, then
@@ -116,13 +117,20 @@ export function createCalDavConnector(
 ): CalendarConnector & {
   discover(): Promise<CalDavDiscovery>;
 } {
-  const headers = getBasicAuthHeaders({ username: credentials.username, password: credentials.password });
+  const authorization = async () => {
+    const { tsdav } = await libraries();
+    return {
+      tsdav,
+      headers: tsdav.getBasicAuthHeaders({ username: credentials.username, password: credentials.password }),
+    };
+  };
   let homeUrl = credentials.calendarHomeUrl;
 
   const account = async (fetch: Fetch): Promise<DAVAccount> => {
     if (homeUrl)
       return { accountType: 'caldav', serverUrl: credentials.serverUrl, rootUrl: homeUrl, homeUrl };
-    const found = await createAccount({
+    const { tsdav, headers } = await authorization();
+    const found = await tsdav.createAccount({
       account: { accountType: 'caldav', serverUrl: credentials.serverUrl },
       headers,
       fetch,
@@ -133,7 +141,8 @@ export function createCalDavConnector(
   };
 
   const calendars = async (fetch: Fetch): Promise<RemoteCalendar[]> => {
-    const list = (await fetchCalendars({ account: await account(fetch), headers, fetch })).filter(
+    const { tsdav, headers } = await authorization();
+    const list = (await tsdav.fetchCalendars({ account: await account(fetch), headers, fetch })).filter(
       supportsEvents,
     );
     return list.map((calendar, index) => ({
@@ -165,7 +174,8 @@ export function createCalDavConnector(
       const perCalendar = await Promise.all(
         calendarIds.map((url) =>
           run(deps.fetch, async (fetch) => {
-            const objects = await fetchCalendarObjects({
+            const [{ tsdav, headers }, { ical }] = await Promise.all([authorization(), libraries()]);
+            const objects = await tsdav.fetchCalendarObjects({
               calendar: calendarAt(url),
               timeRange,
               // Servers name objects as they like (not always *.ics).
@@ -175,7 +185,7 @@ export function createCalDavConnector(
             });
             return objects.flatMap((object) =>
               typeof object.data === 'string' && object.data.includes('BEGIN:VCALENDAR')
-                ? busyIntervalsOf(object.data, range, timeZone)
+                ? ical.busyIntervalsOf(object.data, range, timeZone)
                 : [],
             );
           }),
@@ -185,11 +195,12 @@ export function createCalDavConnector(
     },
     async createEvent(calendarId, event: CalendarEventDraft) {
       return run(deps.fetch, async (fetch) => {
+        const [{ tsdav, headers }, { ical }] = await Promise.all([authorization(), libraries()]);
         const filename = `${encodeURIComponent(event.uid)}.ics`;
-        const response = await createCalendarObject({
+        const response = await tsdav.createCalendarObject({
           calendar: calendarAt(calendarId),
           filename,
-          iCalString: eventToICalendar(event),
+          iCalString: ical.eventToICalendar(event),
           headers,
           fetch,
         });
@@ -201,8 +212,9 @@ export function createCalDavConnector(
     },
     async updateEvent(_calendarId, externalId, event) {
       await run(deps.fetch, async (fetch) => {
-        const response = await updateCalendarObject({
-          calendarObject: { url: externalId, data: eventToICalendar(event) },
+        const [{ tsdav, headers }, { ical }] = await Promise.all([authorization(), libraries()]);
+        const response = await tsdav.updateCalendarObject({
+          calendarObject: { url: externalId, data: ical.eventToICalendar(event) },
           headers,
           fetch,
         });
@@ -211,7 +223,12 @@ export function createCalDavConnector(
     },
     async deleteEvent(_calendarId, externalId) {
       await run(deps.fetch, async (fetch) => {
-        const response = await deleteCalendarObject({ calendarObject: { url: externalId }, headers, fetch });
+        const { tsdav, headers } = await authorization();
+        const response = await tsdav.deleteCalendarObject({
+          calendarObject: { url: externalId },
+          headers,
+          fetch,
+        });
         // Already gone (the user deleted it): nothing left to do.
         expectOk(response, 'Deleting the event', true);
       });
