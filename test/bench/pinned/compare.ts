@@ -44,6 +44,12 @@ export interface Summary {
   non2xx: number;
   /** Each figure divided by the baseline's (ours / baseline: above 1 costs more, or serves more). */
   ratio: { cpu: number; requestsPerSecond: number; p50: number; p99: number; allocation: number };
+  /**
+   * The median over rounds of this round's figure divided by the baseline's in the same round:
+   * what alternating rounds are for. Drift during a run (other load, a baseline that slows as its
+   * memory store grows) moves both sides of a round alike and cancels here, not in `ratio`.
+   */
+  pairedRatio: { cpu: number; requestsPerSecond: number };
 }
 
 /** The upper bounds a scenario aims at, as ratios to the baseline. */
@@ -122,8 +128,19 @@ export function summarize(rows: RoundRow[], targets: Target[], baseline: string)
   const base = medians.find((m) => m.target === baseline);
   if (!base) throw new Error(`no baseline target ${baseline}`);
   const ratio = (a: number, b: number) => (b === 0 ? Number.NaN : round2(a / b));
+  const baseRows = new Map(rows.filter((row) => row.target === baseline).map((row) => [row.round, row]));
+  const paired = (target: string, pick: (row: RoundRow) => number) => {
+    const ratios = rows
+      .filter((row) => row.target === target && baseRows.has(row.round))
+      .map((row) => pick(row) / pick(baseRows.get(row.round)!));
+    return ratios.length === 0 ? Number.NaN : round2(median(ratios));
+  };
   return medians.map((m) => ({
     ...m,
+    pairedRatio: {
+      cpu: paired(m.target, (r) => r.cpuUsPerRequest),
+      requestsPerSecond: paired(m.target, (r) => r.requestsPerSecond),
+    },
     ratio: {
       cpu: ratio(m.cpuUsPerRequest, base.cpuUsPerRequest),
       requestsPerSecond: ratio(m.requestsPerSecond, base.requestsPerSecond),
@@ -172,6 +189,7 @@ export function printSummary(
         check('alloc/req', s.ratio.allocation, goals?.allocation),
         `req/s ${s.ratio.requestsPerSecond}x`,
         `p50 ${s.ratio.p50}x`,
+        `round by round (median of each round's ratio): CPU/req ${s.pairedRatio.cpu}x, req/s ${s.pairedRatio.requestsPerSecond}x`,
       ].join('; ')}`,
     );
     if (s.errors + s.non2xx > 0)
