@@ -32,11 +32,10 @@ export type ErrorTranslator = (error: unknown) => AppError | undefined;
 /**
  * The one place API errors are rendered. `translate` (the service's mapping of data-layer errors)
  * is tried first. Unknown errors become a 500 that says nothing about internals; the cause goes to
- * the log with the request id. `finish`, if given, runs on every answer once it is rendered (error
- * or not): what a middleware right outside this one would do after `await next()`, without a
- * dispatch and an async function of its own per request.
+ * the log with the request id. (The resource API runs the same steps inside its one entry
+ * middleware, service-entry.ts.)
  */
-export function errorEnvelope(translate?: ErrorTranslator, finish?: (ctx: Context) => void) {
+export function errorEnvelope(translate?: ErrorTranslator) {
   return async function errorEnvelopeMiddleware(ctx: Context, next: Next) {
     try {
       await next();
@@ -44,7 +43,6 @@ export function errorEnvelope(translate?: ErrorTranslator, finish?: (ctx: Contex
     } catch (error) {
       renderError(ctx, error, translate);
     }
-    finish?.(ctx);
   };
 }
 

@@ -18,7 +18,7 @@ export interface ServiceEntryOptions {
   bearerCors: boolean;
   /** See errorEnvelope. */
   translate?: ErrorTranslator;
-  /** Runs on every answer once rendered, error or not (see errorEnvelope). */
+  /** Runs on every answer once rendered, error or not (the resource API: its Bearer challenge). */
   finish?: (ctx: Context) => void;
 }
 
