@@ -9,7 +9,7 @@
 // SIGINT or SIGTERM stops everything. Lines of every process are printed with its name.
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { startGateway } from './gateway/processes.ts';
+import { type Gateway, startGateway } from './gateway/processes.ts';
 
 function fail(message: string): never {
   console.error(`run-gateway: ${message}`);
@@ -44,7 +44,27 @@ for (const name of ['DATABASE_URL', 'REDIS_URL', 'COOKIE_KEYS']) {
   if (!process.env[name]) fail(`${name} must be set (the services run on Postgres and Redis)`);
 }
 
-const gateway = await startGateway({
+// Signals are handled from the first moment: nginx answers its health check a little before
+// startGateway returns, and a SIGTERM in that window must stop the children, not orphan them.
+let gateway: Gateway | undefined;
+let stopping = false;
+const stopAll = (): void => {
+  if (!gateway) return;
+  console.log('run-gateway: stopping');
+  gateway.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stopAll();
+  });
+}
+
+gateway = await startGateway({
   auth,
   api,
   port,
@@ -53,17 +73,19 @@ const gateway = await startGateway({
   env: process.env,
   onLine: (name, line) => console.log(`${name.padEnd(7)} ${line}`),
 }).catch((error: unknown) => fail(`could not start: ${(error as Error).message}`));
+const started = gateway;
 
 console.log(
-  `run-gateway: ${gateway.url} -> auth ${gateway.auth.map((p) => p.port).join(',')}; api ${gateway.api.map((p) => p.port).join(',')} (nginx files in ${gateway.dir})`,
+  `run-gateway: ${started.url} -> auth ${started.auth.map((p) => p.port).join(',')}; api ${started.api.map((p) => p.port).join(',')} (nginx files in ${started.dir})`,
 );
+if (stopping) stopAll();
 
 let busy = false;
 process.on('SIGHUP', () => {
-  if (busy) return;
+  if (busy || stopping) return;
   busy = true;
   console.log('run-gateway: rolling restart');
-  gateway
+  started
     .rollingRestart((restarted) => console.log(`run-gateway: ${restarted.name} restarted`))
     .then(
       () => console.log('run-gateway: rolling restart done'),
@@ -73,16 +95,3 @@ process.on('SIGHUP', () => {
       busy = false;
     });
 });
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log('run-gateway: stopping');
-    gateway.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}

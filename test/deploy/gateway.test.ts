@@ -66,22 +66,31 @@ test('run-gateway refuses bad arguments and missing settings with one line', asy
 
 const withServers = process.env.DATABASE_URL && process.env.REDIS_URL ? test : test.skip;
 
+async function startRunGateway() {
+  const database = await createTestDatabase({ migrate: false });
+  const dir = await tempDir('sched-run-gateway-');
+  const port = await freePort();
+  const gateway = runScript(
+    'deploy/run-gateway.ts',
+    ['--auth', '1', '--api', '1', '--port', String(port), '--dir', dir.path],
+    childEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: `${process.env.REDIS_URL!.replace(/\/\d*$/, '')}/9`,
+      COOKIE_KEYS: 'run-gateway-test-key-0123456789abcdefgh',
+      ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
+    }),
+  );
+  const cleanUp = async () => {
+    await dir.remove();
+    await database.drop();
+  };
+  return { port, gateway, cleanUp };
+}
+
 withServers(
   'run-gateway migrates, serves both services on one port and stops everything on SIGTERM',
   async (t) => {
-    const database = await createTestDatabase({ migrate: false });
-    const dir = await tempDir('sched-run-gateway-');
-    const port = await freePort();
-    const gateway = runScript(
-      'deploy/run-gateway.ts',
-      ['--auth', '1', '--api', '1', '--port', String(port), '--dir', dir.path],
-      childEnv({
-        DATABASE_URL: database.url,
-        REDIS_URL: `${process.env.REDIS_URL!.replace(/\/\d*$/, '')}/9`,
-        COOKIE_KEYS: 'run-gateway-test-key-0123456789abcdefgh',
-        ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
-      }),
-    );
+    const { port, gateway, cleanUp } = await startRunGateway();
     try {
       await waitForStatus(`http://127.0.0.1:${port}/_gateway/health`, 200, 90_000, gateway);
       const discovery = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`);
@@ -98,7 +107,25 @@ withServers(
     t.is(await gateway.exited, 0, gateway.output());
     t.regex(gateway.output(), /run-gateway: http:\/\/127\.0\.0\.1:\d+ -> auth \d+; api \d+/);
     await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/_gateway/health`));
-    await dir.remove();
-    await database.drop();
+    await cleanUp();
+  },
+);
+
+// nginx answers its health check before startGateway returns; a SIGTERM that early (or during
+// the migration) once killed the runner outright and left its children running.
+withServers(
+  'run-gateway: a SIGTERM while it is starting stops everything once started, exit 0',
+  async (t) => {
+    const { port, gateway, cleanUp } = await startRunGateway();
+    // Its first child (the migration) starts after the handlers are in place: signal then.
+    const pid = gateway.process.pid!;
+    while (!readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    gateway.process.kill('SIGTERM');
+    t.is(await gateway.exited, 0, gateway.output());
+    t.regex(gateway.output(), /run-gateway: stopping/);
+    await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/_gateway/health`));
+    await cleanUp();
   },
 );
