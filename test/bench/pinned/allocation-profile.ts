@@ -7,6 +7,9 @@ import { Session } from 'node:inspector/promises';
  * profile is written, which hides the short-lived garbage a request leaves; the inspector's
  * sampling heap profiler can keep those collected by minor and major GCs too. Open the file
  * (`.heapprofile`) in Chrome DevTools' Memory tab, or sum it by function.
+ *
+ * BENCH_ALLOCATION_SURVIVORS=1 drops what minor GCs collect: what is left was promoted to the old
+ * generation (or is still alive), the bytes that make mark-compacts come sooner.
  */
 export async function startAllocationProfile(file: string): Promise<() => Promise<void>> {
   const session = new Session();
@@ -14,7 +17,7 @@ export async function startAllocationProfile(file: string): Promise<() => Promis
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 1024,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOCATION_SURVIVORS !== '1',
   });
   return async () => {
     const { profile } = await session.post('HeapProfiler.stopSampling');
