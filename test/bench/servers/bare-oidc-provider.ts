@@ -99,5 +99,10 @@ for (const metadata of clients) {
   }
 }
 
-const ready: TokenServerReady = { url, path: '/token', pool, backend: 'memory adapter (LRU of 20,000 entries)' };
+const ready: TokenServerReady = {
+  url,
+  path: '/token',
+  pool,
+  backend: 'memory adapter (LRU of 20,000 entries)',
+};
 announceReady(ready, () => closePlain(server));
