@@ -15,7 +15,7 @@ export async function startAllocationProfile(file: string): Promise<() => Promis
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.startSampling', {
-    samplingInterval: 1024,
+    samplingInterval: Number(process.env.BENCH_ALLOCATION_INTERVAL ?? 1024),
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: process.env.BENCH_ALLOCATION_SURVIVORS !== '1',
   });
