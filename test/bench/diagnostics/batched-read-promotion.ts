@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
  * "What the batched token read promotes"): an HTTP server whose every request reads 7 keys from
  * Redis, either in one MGET per request (`MODE=plain`) or in one MGET per event-loop turn shared by
  * the turn's requests (`MODE=batch`, as mget-batch.ts does). `SCHEDULE=tick` sends the batch at
- * the end of the current socket callback instead of the turn's end. Run it under
+ * the end of the current socket callback instead of the turn's end; `MAX_BATCH=n` sends it as soon
+ * as n requests wait (the rest at the turn's end). Run it under
  * `node --max-semi-space-size=8 --trace-gc-nvp`, load it (`wrk -c50`), and sum the scavenges'
  * `promoted=`: about 130 KB per scavenge with `MODE=batch`, 1 to 3 KB with `plain` or with
  * `SCHEDULE=tick`; with `MAX_BATCH` 4, 8 and 16, 1.5, 5.5 and 42 KB. Without the HTTP server (the
