@@ -50,7 +50,17 @@ export interface Summary {
    * memory store grows) moves both sides of a round alike and cancels here, not in `ratio`.
    */
   pairedRatio: { cpu: number; requestsPerSecond: number };
+  /**
+   * Allocation per request in the later half of the rounds over the earlier half (medians; NaN
+   * under 4 rounds). Allocation does not depend on the machine's load, so a rise means the target
+   * itself changed during the run: a baseline whose memory store grows got slower and flattered
+   * every ratio to it until the bare provider's store was bounded (docs/performance.md).
+   */
+  allocationDrift: number;
 }
+
+/** Above this, a target's allocation per request rose during the run: its figures are suspect. */
+export const ALLOCATION_DRIFT_LIMIT = 1.15;
 
 /** The upper bounds a scenario aims at, as ratios to the baseline. */
 export interface Goals {
@@ -135,8 +145,17 @@ export function summarize(rows: RoundRow[], targets: Target[], baseline: string)
       .map((row) => pick(row) / pick(baseRows.get(row.round)!));
     return ratios.length === 0 ? Number.NaN : round2(median(ratios));
   };
+  const drift = (target: string) => {
+    const own = rows.filter((row) => row.target === target).sort((a, b) => a.round - b.round);
+    if (own.length < 4) return Number.NaN;
+    const half = Math.floor(own.length / 2);
+    const early = median(own.slice(0, half).map((row) => row.allocatedBytesPerRequest));
+    const late = median(own.slice(own.length - half).map((row) => row.allocatedBytesPerRequest));
+    return ratio(late, early);
+  };
   return medians.map((m) => ({
     ...m,
+    allocationDrift: drift(m.target),
     pairedRatio: {
       cpu: paired(m.target, (r) => r.cpuUsPerRequest),
       requestsPerSecond: paired(m.target, (r) => r.requestsPerSecond),
@@ -194,6 +213,12 @@ export function printSummary(
     );
     if (s.errors + s.non2xx > 0)
       console.log(`WARNING: ${s.label}: ${s.errors} errors, ${s.non2xx} non-2xx answers`);
+  }
+  for (const s of summaries) {
+    if (s.allocationDrift > ALLOCATION_DRIFT_LIMIT)
+      console.log(
+        `WARNING: ${s.label}: allocation per request rose ${s.allocationDrift}x from the first half of the rounds to the second; the target changed during the run and its ratios are suspect`,
+      );
   }
   if (base.loopBusyPercent < 90)
     console.log(
