@@ -64,7 +64,8 @@ test('run-gateway refuses bad arguments and missing settings with one line', asy
   t.regex(unset.output, /DATABASE_URL must be set/);
 });
 
-const withServers = process.env.DATABASE_URL && process.env.REDIS_URL ? test : test.skip;
+// Serial: both runs use the services' own Redis key names in database 9.
+const withServers = process.env.DATABASE_URL && process.env.REDIS_URL ? test.serial : test.skip;
 
 async function startRunGateway() {
   const database = await createTestDatabase({ migrate: false });
