@@ -6,7 +6,15 @@ import { promisify } from 'node:util';
 import test from 'ava';
 import { gatewayConfig, TEMPLATE_PATH } from '../../deploy/gateway/config.ts';
 import { createTestDatabase } from '../support/database.ts';
-import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
+import {
+  childEnv,
+  childPids,
+  freePort,
+  runScript,
+  runToEnd,
+  tempDir,
+  waitForStatus,
+} from '../support/process.ts';
 
 // The one-machine gateway (deploy/gateway, deploy/run-gateway.ts): nginx's config made from
 // deploy/nginx.conf, and the operator script that runs it.
@@ -120,7 +128,7 @@ withServers(
     const { port, gateway, cleanUp } = await startRunGateway();
     // Its first child (the migration) starts after the handlers are in place: signal then.
     const pid = gateway.process.pid!;
-    while (!readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()) {
+    while (childPids(pid).length === 0) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     gateway.process.kill('SIGTERM');

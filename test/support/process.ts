@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,12 @@ export { freePort } from '../../deploy/gateway/processes.ts';
 export async function tempDir(prefix = 'sched-test-'): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** The pids of a process's children (Linux, /proc); empty when it has none. */
+export function childPids(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(/\s+/).map(Number);
 }
 
 /** Environment for a child: ours, minus the servers unless given, plus overrides. */

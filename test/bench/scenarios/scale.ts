@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { insertClient, insertUser } from '../../support/factories.ts';
 import { startTestGateway } from '../../support/gateway.ts';
+import { childPids } from '../../support/process.ts';
 import { Redis } from 'ioredis';
 import { FlowBrowser, issueTokens } from '../../support/oauth.ts';
 import { choosePinning, runAutocannon, runWrk, wrkAvailable } from '../load.ts';
@@ -37,8 +38,7 @@ function cpuSeconds(pid: number | undefined): number {
 /** nginx's master and workers: the processes whose parent is the master. */
 function nginxPids(master: number | undefined): number[] {
   if (master === undefined) return [];
-  const children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/);
-  return [master, ...children.filter(Boolean).map(Number)];
+  return [master, ...childPids(master)];
 }
 
 /** Redis bytes per grant: used_memory grows by this much per authorization code flow. */
