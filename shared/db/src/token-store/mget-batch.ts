@@ -1,6 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import { turnOf } from '../redis-turn.ts';
 import { mgetByNode } from './cluster-mget.ts';
+import { queuedMget } from './queued-mget.ts';
 
 /** A burst larger than this is cut into several MGETs rather than one very large reply. */
 export const MAX_KEYS_PER_MGET = 1024;
@@ -27,6 +28,9 @@ interface Waiter {
  * the batch's reads, a revocation among them, reaches Redis first. A read may see a write issued
  * later in the same turn, never miss an earlier one.
  *
+ * On one node (or Sentinel's master) the `MGET` goes out through queued-mget.ts, not ioredis's
+ * `Command`, which promoted the batch to the old generation under load.
+ *
  * On a Redis Cluster the batch is one pipeline of `MGET`s per node (cluster-mget.ts): at most one
  * round trip per node. A single node keeps the one `MGET`, with no per-key work.
  */
@@ -35,7 +39,7 @@ export function createMgetBatcher(
   maxKeys = MAX_KEYS_PER_MGET,
 ): (keys: readonly string[]) => Promise<Values> {
   const mget: (keys: string[]) => Promise<Values> =
-    redis instanceof Cluster ? (batch) => mgetByNode(redis, batch) : (batch) => redis.mget(batch);
+    redis instanceof Cluster ? (batch) => mgetByNode(redis, batch) : (batch) => queuedMget(redis, batch);
   let keys: string[] = [];
   let waiters: Waiter[] = [];
   let scheduled = false;
