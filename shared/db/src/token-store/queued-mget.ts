@@ -10,16 +10,16 @@ type Values = (string | null)[];
  *
  * Why not `redis.mget`: under load, one ioredis `Command` built per batch made the API's young
  * generation promote about 130 KB per scavenge (about 5 KB with this), which fed the mark-compacts
- * behind the API's p99 tail. A `Command` built per request promotes nothing, and the same batches
- * sent this way promote nothing either (test/bench/diagnostics/batched-read-promotion.ts,
- * `VIA=command` against `VIA=queue`; docs/performance.md, "What the batched token read promotes").
- * Why a `Command` made in a timer callback survives two scavenges was not found.
+ * behind the API's p99 tail. A `Command` built per request promotes nothing; one built at the
+ * turn's end does, even when it is never sent (test/bench/diagnostics/batched-read-promotion.ts,
+ * `VIA=queue` against the default; docs/performance.md, "Found: an ioredis `Command` per batch").
+ * Why V8 keeps it alive across two scavenges was not found.
  *
  * Order and failure are ioredis's: the write and the queue entry happen together exactly as in
  * its `sendCommand`, so the `MGET` reaches Redis after every command issued before it, and its
- * reply is the next one read; a lost connection rejects it (or resends it once reconnected, hence
- * `toWritable`, what a resend uses of a `Command`). A connection that is not
- * ready, or any other client (a Cluster has its own path), gets the ordinary `mget`.
+ * reply is the next one read; a lost connection rejects it, or resends it once reconnected (hence
+ * `toWritable`, what a resend uses of a `Command`). A connection that is not ready, or any other
+ * client (a Cluster has its own path), gets the ordinary `mget`.
  */
 export function queuedMget(redis: Pick<Redis, 'mget'>, keys: string[]): Promise<Values> {
   if (!(redis instanceof Redis) || redis.status !== 'ready' || redis.condition?.subscriber) {
@@ -43,7 +43,10 @@ export function queuedMget(redis: Pick<Redis, 'mget'>, keys: string[]): Promise<
 interface QueuedRead {
   name: 'mget';
   inTransaction: false;
-  /** Seen as already traced, so a resend after a reconnection is not traced twice. */
+  /**
+   * Not traced: the read never passes ioredis's `sendCommand`, so its `ioredis:command` tracing
+   * channel does not see it, and this flag keeps a resend after a reconnection untraced too.
+   */
   isTraced: true;
   args: string[];
   resolve(reply: unknown): void;
