@@ -1,6 +1,6 @@
 import { queuedMget } from '@sched/db/token-store/queued-mget';
 import test from 'ava';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { createTestRedis, type TestRedis } from '../support/redis.ts';
 
 /** A test Redis whose `mget` fails the test if called: the read must go through the queue. */
@@ -91,4 +91,19 @@ test('real Redis: a client that is not connected refuses the read at once, as an
   await redis.quit();
   const error = await t.throwsAsync(queuedMget(redis, [`${testRedis.prefix}x`]));
   t.regex(error.message, /closed/i);
+});
+
+test('real Redis: a client with a key prefix gets its own prefixed MGET', async (t) => {
+  const testRedis = await createTestRedis();
+  if (!testRedis) return t.pass('REDIS_URL not set');
+  const prefixed = new Redis(testRedis.url, { keyPrefix: `${testRedis.prefix}p:` });
+  try {
+    await testRedis.redis.set(`${testRedis.prefix}p:k`, 'prefixed');
+    await prefixed.ping();
+    t.is(prefixed.status, 'ready');
+    t.deepEqual(await queuedMget(prefixed, ['k']), ['prefixed']);
+  } finally {
+    prefixed.disconnect();
+    await testRedis.drop();
+  }
 });

@@ -18,13 +18,17 @@ type Values = (string | null)[];
  * Order and failure are ioredis's: the write and the queue entry happen together exactly as in
  * its `sendCommand`, so the `MGET` reaches Redis after every command issued before it, and its
  * reply is the next one read; a lost connection rejects it, or resends it once reconnected (hence
- * `toWritable`, what a resend uses of a `Command`). A connection that is not ready, or any other
- * client (a Cluster has its own path), gets the ordinary `mget`.
+ * `toWritable`, what a resend uses of a `Command`). A connection that is not ready, one with a key
+ * prefix or a command timeout, or any other client (a Cluster has its own path), gets the
+ * ordinary `mget`.
  */
 export function queuedMget(redis: Pick<Redis, 'mget'>, keys: string[]): Promise<Values> {
   if (!(redis instanceof Redis) || redis.status !== 'ready' || redis.condition?.subscriber) {
     return redis.mget(keys);
   }
+  // Options that change what ioredis sends or how long it waits: its own path applies them.
+  const { keyPrefix, commandTimeout } = redis.options;
+  if (keyPrefix || commandTimeout !== undefined) return redis.mget(keys);
   const stream = redis.stream as Socket | undefined;
   if (!stream?.writable) return redis.mget(keys);
   return new Promise<Values>((resolve, reject) => {
