@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** `bytes` random bytes as base64url (no padding): 32 bytes -> 43 characters. */
 export function randomToken(bytes = 32): string {
@@ -8,9 +8,22 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-/** SHA-256 of a string (UTF-8) or bytes, as 64 lowercase hex characters. */
+/**
+ * SHA-256 of a string (UTF-8) or bytes, as 64 lowercase hex characters. The one-shot `hash` returns
+ * the text straight from native code: no Hash object, and no Buffer.
+ */
 export function sha256Hex(value: string | Uint8Array): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
+}
+
+/**
+ * SHA-256 of a string (UTF-8) or bytes, as 32 bytes for `timingSafeEqual`. Decoded from the hex text
+ * into Node's shared small-buffer pool: `digest()` returns a Buffer with an off-heap store of its
+ * own, which cost about 3 µs of CPU each (allocation, external-memory accounting and sweeping;
+ * docs/performance.md), on every client authentication.
+ */
+export function sha256Bytes(value: string | Uint8Array): Buffer {
+  return Buffer.from(sha256Hex(value), 'hex');
 }
 
 /**
@@ -18,9 +31,7 @@ export function sha256Hex(value: string | Uint8Array): string {
  * both are hashed first, so different lengths are fine and leak nothing beyond the hashing time.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = createHash('sha256').update(a).digest();
-  const right = createHash('sha256').update(b).digest();
-  return timingSafeEqual(left, right);
+  return timingSafeEqual(sha256Bytes(a), sha256Bytes(b));
 }
 
 export interface NewSecret {

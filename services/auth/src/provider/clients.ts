@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { sha256Bytes } from '@sched/kit/secrets';
 import {
   clientVersionKey,
   findOAuthClientWithSecrets,
@@ -109,7 +110,7 @@ function requestMemo(state: Record<string, unknown>): Map<string, Promise<OAuthC
  * how much matched nor which secret did).
  */
 export function secretMatches(presented: string, activeSecretHashes: readonly string[]): boolean {
-  const presentedDigest = createHash('sha256').update(presented).digest();
+  const presentedDigest = sha256Bytes(presented);
   let matched = false;
   for (const hash of activeSecretHashes) {
     const stored = Buffer.from(hash, 'hex');

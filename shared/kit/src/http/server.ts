@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '../secrets.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -68,9 +68,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, requestId:
 /** With a METRICS_TOKEN, `/metrics` needs it as a bearer token (compared in constant time). */
 function metricsAllowed(req: IncomingMessage, token: string | undefined): boolean {
   if (token === undefined) return true;
-  const given = req.headers.authorization ?? '';
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(`Bearer ${token}`));
+  return constantTimeEqual(req.headers.authorization ?? '', `Bearer ${token}`);
 }
 
 /** What Node's HTTP parser refuses before any handler runs, answered in the error envelope. */
