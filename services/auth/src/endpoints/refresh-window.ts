@@ -1,12 +1,5 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createSecretKey,
-  hkdfSync,
-  type KeyObject,
-  randomFillSync,
-} from 'node:crypto';
 import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store/types';
+import { AnswerSeal } from './answer-seal.ts';
 
 /**
  * The refresh retry window (contract §13, `REFRESH_REUSE_INTERVAL`): when a refresh succeeds, its
@@ -16,11 +9,10 @@ import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store
  * answer back instead of failing; another client, or a replay after the window, meets the reuse
  * detection as before.
  *
- * Encryption: AES-256-GCM with a key derived from each of `COOKIE_KEYS` (HKDF-SHA256, its own
- * salt and info, so no other use of those keys shares it): the first key seals, every key opens
- * (rotation as for cookies). A random 96-bit IV per answer; the sealed text starts with the refresh
- * token and the client it answers (checked on opening), so it cannot be moved to another record or
- * opened for another client. The store never holds the tokens in plain.
+ * Encryption (answer-seal.ts): AES-256-CTR and HMAC-SHA256 under keys derived from `COOKIE_KEYS`,
+ * the MAC binding the sealed answer to the refresh token and the client it answers, so it cannot
+ * be moved to another record or opened for another client. The store never holds the tokens in
+ * plain.
  */
 
 /** Model of the kept answers in the token store; the id is the consumed refresh token's. */
@@ -43,53 +35,25 @@ export interface TokenAnswer {
  */
 interface SealedAnswer extends TokenPayload {
   kind: typeof KEPT_ANSWER_MODEL;
-  /** base64url: 12-byte IV, ciphertext, 16-byte GCM tag. */
+  /** The sealed answer (answer-seal.ts). */
   sealed: string;
 }
 
-/** What is sealed: the answer and when it was given (epoch ms), to count `expires_in` down (encodeSealed). */
+/** What is sealed: the answer and when it was given (epoch ms), to count `expires_in` down. */
 interface Sealed {
   answer: TokenAnswer;
   at: number;
 }
 
-const SALT = 'sched:auth:refresh-retry-window';
-const INFO = 'aes-256-gcm answer key';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-/** IVs drawn per call to the random source: one draw per this many answers instead of one each. */
-const IVS_PER_DRAW = 256;
-
-/** Random 96-bit IVs, drawn from the CSPRNG in batches (each IV is still used once). */
-class IvSource {
-  #pool = Buffer.alloc(0);
-  #offset = 0;
-
-  next(): Buffer {
-    if (this.#offset + IV_BYTES > this.#pool.length) {
-      // A fresh buffer, not a refill: IVs handed out earlier may still be referenced.
-      this.#pool = randomFillSync(Buffer.allocUnsafe(IV_BYTES * IVS_PER_DRAW));
-      this.#offset = 0;
-    }
-    const iv = this.#pool.subarray(this.#offset, this.#offset + IV_BYTES);
-    this.#offset += IV_BYTES;
-    return iv;
-  }
-}
-
 export class RefreshWindow {
   /** Seconds; 0 = off (today's behaviour: every reuse is refused and revokes the grant). */
   readonly seconds: number;
-  /** Key objects made once: a raw key given to createCipheriv is imported again on every call. */
-  readonly #keys: KeyObject[];
-  readonly #ivs = new IvSource();
+  readonly #seal: AnswerSeal;
 
   constructor(seconds: number, cookieKeys: readonly string[]) {
     this.seconds = seconds;
-    this.#keys = cookieKeys.map((key) =>
-      createSecretKey(Buffer.from(hkdfSync('sha256', key, SALT, INFO, 32))),
-    );
-    if (seconds > 0 && this.#keys.length === 0) throw new Error('the refresh retry window needs COOKIE_KEYS');
+    this.#seal = new AnswerSeal(cookieKeys);
+    if (seconds > 0 && !this.#seal.usable) throw new Error('the refresh retry window needs COOKIE_KEYS');
   }
 
   get on(): boolean {
@@ -103,18 +67,11 @@ export class RefreshWindow {
 
   /** The record keeping `answer`, sealed, for the window: written with the token's consumption. */
   keep(refreshToken: string, clientId: string, answer: TokenAnswer): RecordWrite {
-    const iv = this.#ivs.next();
-    const cipher = createCipheriv('aes-256-gcm', this.#keys[0]!, iv);
-    const lines = answerLines(refreshToken, clientId, answer, Date.now());
-    // An answer that does not fit the lines (not seen in practice) is sealed the earlier way.
-    if (lines === undefined) {
-      cipher.setAAD(additionalData(refreshToken, clientId));
-    }
-    const plain = lines ?? JSON.stringify({ answer, at: Date.now() } satisfies Sealed);
-    const body = cipher.update(plain, 'utf8');
-    cipher.final(); // GCM adds no bytes at the end; it computes the tag
-    const sealed = Buffer.concat([iv, body, cipher.getAuthTag()], IV_BYTES + body.length + TAG_BYTES);
-    const payload: SealedAnswer = { kind: KEPT_ANSWER_MODEL, sealed: sealed.toString('base64url') };
+    const at = Date.now();
+    // An answer that does not fit the lines (not seen in practice) is kept as JSON.
+    const plain = answerLines(answer, at) ?? JSON.stringify({ answer, at } satisfies Sealed);
+    const sealed = this.#seal.seal(plain, binding(refreshToken, clientId));
+    const payload: SealedAnswer = { kind: KEPT_ANSWER_MODEL, sealed };
     return { model: KEPT_ANSWER_MODEL, id: refreshToken, payload, expiresInSeconds: this.seconds };
   }
 
@@ -124,81 +81,85 @@ export class RefreshWindow {
    */
   open(refreshToken: string, clientId: string, record: TokenPayload | undefined): TokenAnswer | undefined {
     if (record?.kind !== KEPT_ANSWER_MODEL || typeof record.sealed !== 'string') return undefined;
-    const bytes = Buffer.from(record.sealed, 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
-    const iv = bytes.subarray(0, IV_BYTES);
-    const tag = bytes.subarray(bytes.length - TAG_BYTES);
-    const body = bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES);
-    const lines = this.#decrypt(iv, body, tag, undefined);
-    if (lines !== undefined) {
-      const sealed = fromLines(lines, refreshToken, clientId);
-      return sealed && { ...sealed.answer, expires_in: remaining(sealed.answer.expires_in, sealed.at) };
-    }
-    const json = this.#decrypt(iv, body, tag, additionalData(refreshToken, clientId));
-    if (json === undefined) return undefined;
-    const { answer, at } = JSON.parse(json) as Sealed;
-    return { ...answer, expires_in: remaining(answer.expires_in, at) };
+    const kept = this.#unseal(record.sealed, refreshToken, clientId);
+    return kept && { ...kept.answer, expires_in: remaining(kept.answer.expires_in, kept.at) };
   }
 
-  /** The plain text, under any of the keys; undefined when none opens it (tag mismatch). */
-  #decrypt(iv: Buffer, body: Buffer, tag: Buffer, aad: Buffer | undefined): string | undefined {
-    for (const key of this.#keys) {
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, iv);
-        if (aad) decipher.setAAD(aad);
-        decipher.setAuthTag(tag);
-        return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
-      } catch {
-        // Another key, or not ours: try the next key.
-      }
+  #unseal(sealed: string, refreshToken: string, clientId: string): Sealed | undefined {
+    if (sealed.includes('.')) {
+      const plain = this.#seal.open(sealed, binding(refreshToken, clientId));
+      if (plain === undefined) return undefined;
+      return plain.startsWith('{') ? (JSON.parse(plain) as Sealed) : fromLines(plain);
     }
-    return undefined;
+    // Sealed with AES-256-GCM by an older process: the binding inside the lines, or as additional data.
+    const lines = this.#seal.openLegacy(sealed, undefined);
+    if (lines !== undefined) return fromLegacyLines(lines, refreshToken, clientId);
+    const json = this.#seal.openLegacy(sealed, Buffer.from(binding(refreshToken, clientId), 'utf8'));
+    return json === undefined ? undefined : (JSON.parse(json) as Sealed);
   }
 }
 
+/** What a kept answer is bound to: the model, the consumed refresh token and the client. */
+function binding(refreshToken: string, clientId: string): string {
+  return `${KEPT_ANSWER_MODEL}\n${refreshToken}\n${clientId}`;
+}
+
 /**
- * The sealed text: what it is bound to (the model, the refresh token, the client), then one line
- * per member of the answer (`at`, `expires_in`, `scope`, access, refresh and ID token). The
- * binding inside the sealed text is as strong as additional data (the GCM tag covers both) and
- * costs less: no second input to the cipher. Tokens, scopes and client ids never hold a line
- * break; an answer that does not fit (a refresh without a successor refresh token, a non-numeric
- * `expires_in`: not seen in practice) gets undefined and is sealed as JSON with the binding as
- * additional data, as every answer was before (so answers kept by an older process still open).
+ * The sealed text: one line per member of the answer (`at`, `expires_in`, `scope`, access, refresh
+ * and ID token): shorter than JSON and cheaper to make. Tokens and scopes never hold a line break;
+ * an answer that does not fit (a refresh without a successor refresh token, a non-numeric
+ * `expires_in`: not seen in practice) gets undefined and is kept as JSON.
  */
-function answerLines(refreshToken: string, clientId: string, answer: TokenAnswer, at: number) {
+function answerLines(answer: TokenAnswer, at: number): string | undefined {
   const { access_token, refresh_token, expires_in, scope, id_token = '' } = answer;
   if (
     typeof refresh_token !== 'string' ||
     typeof expires_in !== 'number' ||
-    [refreshToken, clientId, scope, access_token, refresh_token, id_token].some(hasLineBreak)
+    [scope, access_token, refresh_token, id_token].some(hasLineBreak)
   ) {
     return undefined;
   }
-  return `${KEPT_ANSWER_MODEL}\n${refreshToken}\n${clientId}\n${at}\n${expires_in}\n${scope}\n${access_token}\n${refresh_token}\n${id_token}`;
+  return `${at}\n${expires_in}\n${scope}\n${access_token}\n${refresh_token}\n${id_token}`;
 }
 
 const hasLineBreak = (value: string) => value.includes('\n');
-const LINES = 9;
 
-/** The answer sealed by `answerLines`, if it is bound to this refresh token and this client. */
-function fromLines(plain: string, refreshToken: string, clientId: string): Sealed | undefined {
-  const lines = plain.split('\n', LINES);
-  const [model, boundToken, boundClient, at, expiresIn, scope, accessToken, successor, idToken] = lines;
-  if (lines.length !== LINES || model !== KEPT_ANSWER_MODEL) return undefined;
+/** The answer kept by `answerLines`. */
+function fromLines(plain: string): Sealed | undefined {
+  const lines = plain.split('\n', 6);
+  if (lines.length !== 6) return undefined;
+  return sealedOf(lines as [string, string, string, string, string, string]);
+}
+
+/**
+ * An answer sealed with AES-256-GCM by an older process: the model, the refresh token and the
+ * client, then the lines of `answerLines`; only if it is bound to this refresh token and client.
+ */
+function fromLegacyLines(plain: string, refreshToken: string, clientId: string): Sealed | undefined {
+  const lines = plain.split('\n', 9);
+  const [model, boundToken, boundClient, ...members] = lines;
+  if (lines.length !== 9 || model !== KEPT_ANSWER_MODEL) return undefined;
   if (boundToken !== refreshToken || boundClient !== clientId) return undefined;
+  return sealedOf(members as [string, string, string, string, string, string]);
+}
+
+function sealedOf([at, expiresIn, scope, accessToken, successor, idToken]: [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+]): Sealed {
   const answer: TokenAnswer = {
-    access_token: accessToken!,
+    access_token: accessToken,
     refresh_token: successor,
     token_type: 'bearer',
     expires_in: Number(expiresIn),
-    scope: scope!,
+    scope,
   };
   if (idToken) answer.id_token = idToken;
   return { answer, at: Number(at) };
-}
-
-function additionalData(refreshToken: string, clientId: string): Buffer {
-  return Buffer.from(`${KEPT_ANSWER_MODEL}\n${refreshToken}\n${clientId}`, 'utf8');
 }
 
 /** `expires_in` of an answer given at `at` (epoch ms), as of now: never more, never below 0. */

@@ -137,7 +137,8 @@ export async function readBody(ctx: Context, options: { json: boolean }): Promis
   if (type === FORM) {
     const params = parseForm(decodeUtf8(raw));
     // Another declared charset would make a reader of these bytes decode them otherwise than we did.
-    const charset = ctx.request.charset.toLowerCase();
+    // A bare form type (what clients send) declares none: no parsing of the header's parameters.
+    const charset = ctx.req.headers['content-type'] === FORM ? '' : ctx.request.charset.toLowerCase();
     return { params, form: charset === '' || charset === 'utf-8' || charset === 'utf8' ? raw : undefined };
   }
   if (type === JSON_TYPE && options.json)
