@@ -20,9 +20,13 @@ export function rateLimited(
   return new RateLimitedError(seconds, `Too many ${what}. Try again in ${describeWait(seconds)}.`, headers);
 }
 
-/** Where the RateLimit headers go (a Koa context). */
+/**
+ * Where the RateLimit headers go: the Node response (`ctx.res`). Their names and values are valid
+ * header text, so they skip Koa's `ctx.set`, which builds three arrays per header to normalise them
+ * (the resource API and the token endpoint set these on every request).
+ */
 export interface HeaderTarget {
-  set(name: string, value: string): void;
+  setHeader(name: string, value: string): unknown;
 }
 
 /** The RateLimit-* headers (IETF draft "RateLimit header fields") of one counted request. */
@@ -52,6 +56,6 @@ export async function enforceLimit(
 ): Promise<void> {
   const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
   const headers = response ? rateLimitHeaders(limit, count, resetInSeconds) : {};
-  for (const [name, value] of Object.entries(headers)) response!.set(name, value);
+  for (const name in headers) response!.setHeader(name, headers[name]!);
   if (count > limit.max) throw rateLimited(resetInSeconds, what, headers);
 }

@@ -30,7 +30,7 @@ export async function enforceCallerLimit(
   ctx?: Context,
 ): Promise<void> {
   const figures = deps.config.rateLimits[limit.name];
-  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, figures, limit.what, ctx);
+  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, figures, limit.what, ctx?.res);
 }
 
 /** The caller key of a user, whichever credential they called with. */

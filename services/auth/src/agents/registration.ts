@@ -49,7 +49,7 @@ export function registrationEndpoint(runtime: Runtime) {
         `register:ip:${ctx.ip}`,
         rateLimits['client-registration'],
         'client registrations',
-        ctx,
+        ctx.res,
       );
     }
     await next();

@@ -11,8 +11,9 @@ import { fromProviderFailure, tokenErrors } from './token-errors.ts';
 export async function readClientRequest(
   ctx: Context,
 ): Promise<{ body: ReadBody; params: Params; presented: PresentedClient & { clientId: string } }> {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Pragma', 'no-cache');
+  // Constant, valid header text: straight on the Node response, without ctx.set's normalising.
+  ctx.res.setHeader('Cache-Control', 'no-store');
+  ctx.res.setHeader('Pragma', 'no-cache');
   const body = await readBody(ctx, { json: true });
   const { params } = body;
   const presented = presentedClient(ctx.get('authorization'), params);

@@ -143,7 +143,7 @@ export function introspectionEndpoint(deps: AuthDeps) {
       rateKeys.introspectClient(named.clientId),
       deps.runtime.config.rateLimits.introspect,
       'introspection requests',
-      ctx,
+      ctx.res,
     );
     const caller = await authenticate(deps, ctx, named, challenge);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');

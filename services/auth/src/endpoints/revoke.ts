@@ -25,7 +25,7 @@ export function revocationEndpoint(deps: AuthDeps) {
       rateKeys.revokeClient(presented.clientId),
       deps.runtime.config.rateLimits.revoke,
       'revocation requests',
-      ctx,
+      ctx.res,
     );
     const challenge = basicChallenge(deps.issuer, presented);
     authenticateClient(await deps.loadClient(ctx.state, presented.clientId), presented, challenge, {

@@ -90,7 +90,7 @@ const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
       rateKeys.tokenClient(clientId),
       deps.runtime.config.rateLimits.token,
       'token requests',
-      ctx,
+      ctx.res,
     ),
     (async () => {
       if (!request.refreshToken) return deps.loadClient(ctx.state, clientId).catch(documentRefused);
