@@ -51,6 +51,12 @@ export interface Summary {
    */
   pairedRatio: { cpu: number; requestsPerSecond: number };
   /**
+   * This target's lowest CPU per request over the rounds divided by the baseline's lowest. Other
+   * load on the host only ever adds CPU, so on a host whose speed swings between rounds the fastest
+   * rounds are the closest to each target's own cost (the third summary beside medians and paired).
+   */
+  fastestRatio: { cpu: number };
+  /**
    * Allocation per request in the later half of the rounds over the earlier half (medians; NaN
    * under 4 rounds). Allocation does not depend on the machine's load, so a rise means the target
    * itself changed during the run: a baseline whose memory store grows got slower and flattered
@@ -153,9 +159,14 @@ export function summarize(rows: RoundRow[], targets: Target[], baseline: string)
     const late = median(own.slice(own.length - half).map((row) => row.allocatedBytesPerRequest));
     return ratio(late, early);
   };
+  const fastest = (target: string) => {
+    const own = rows.filter((row) => row.target === target).map((row) => row.cpuUsPerRequest);
+    return own.length === 0 ? Number.NaN : Math.min(...own);
+  };
   return medians.map((m) => ({
     ...m,
     allocationDrift: drift(m.target),
+    fastestRatio: { cpu: ratio(fastest(m.target), fastest(baseline)) },
     pairedRatio: {
       cpu: paired(m.target, (r) => r.cpuUsPerRequest),
       requestsPerSecond: paired(m.target, (r) => r.requestsPerSecond),
@@ -209,6 +220,7 @@ export function printSummary(
         `req/s ${s.ratio.requestsPerSecond}x`,
         `p50 ${s.ratio.p50}x`,
         `round by round (median of each round's ratio): CPU/req ${s.pairedRatio.cpu}x, req/s ${s.pairedRatio.requestsPerSecond}x`,
+        `fastest rounds: CPU/req ${s.fastestRatio.cpu}x`,
       ].join('; ')}`,
     );
     if (s.errors + s.non2xx > 0)
