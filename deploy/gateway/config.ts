@@ -35,7 +35,7 @@ function replace(text: string, pattern: RegExp, replacement: string, what: strin
 }
 
 /**
- * A process that failed once (refused, reset, timed out, 502/503) is skipped for this long, then
+ * A process that failed once (refused, reset, timed out, 502) is skipped for this long, then
  * tried again: a restarted one gets traffic back quickly.
  */
 export const FAIL_TIMEOUT_SECONDS = 2;

@@ -37,8 +37,9 @@ test('the generated config is deploy/nginx.conf with only the Docker-only lines 
   );
   t.true(config.includes('listen 127.0.0.1:18080;'));
   t.true(config.includes('pid /srv/gw/nginx.pid;'));
-  // The retry rule comes from the template: idempotent requests only, on errors and 502/503.
-  t.regex(config, /proxy_next_upstream error timeout http_502 http_503;/);
+  // The retry rule comes from the template: idempotent requests only, on errors and 502; a 503
+  // (an outage answer) passes through.
+  t.regex(config, /proxy_next_upstream error timeout http_502;/);
   t.notRegex(config, /proxy_next_upstream [^;]*non_idempotent/);
   t.false(config.includes('X-Upstream'));
   t.true(gatewayConfig({ ...options, upstreamHeader: true }, template).includes('add_header X-Upstream'));
