@@ -6,8 +6,8 @@ import {
   hkdfSync,
   type KeyObject,
   randomBytes,
-  timingSafeEqual,
 } from 'node:crypto';
+import { constantTimeEqual } from '@sched/kit/secrets';
 
 /**
  * How the refresh retry window keeps its answers encrypted (refresh-window.ts, contract §13):
@@ -127,7 +127,7 @@ export class AnswerSeal {
     if (dot < 0) return undefined;
     const body = sealed.slice(0, dot);
     const tag = sealed.slice(dot + 1);
-    const key = this.#keys.find((k) => sameText(mac(k.mac, binding, body), tag));
+    const key = this.#keys.find((k) => constantTimeEqual(mac(k.mac, binding, body), tag));
     if (!key) return undefined;
     const bytes = Buffer.from(body, 'base64url');
     if (bytes.length < HEADER_BYTES) return undefined;
@@ -167,9 +167,4 @@ const LEGACY_TAG_BYTES = 16;
 /** HMAC-SHA256 of the binding and the sealed body, as base64url text (no Buffer made). */
 function mac(key: KeyObject, binding: string, body: string): string {
   return createHmac('sha256', key).update(binding).update('\n').update(body).digest('base64url');
-}
-
-/** Equal texts, compared in constant time (their lengths are not secret: a MAC's is fixed). */
-function sameText(a: string, b: string): boolean {
-  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
 }
