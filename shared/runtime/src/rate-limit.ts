@@ -26,6 +26,7 @@ export function rateLimited(
  * (the resource API and the token endpoint set these on every request).
  */
 export interface HeaderTarget {
+  readonly headersSent: boolean;
   setHeader(name: string, value: string): unknown;
 }
 
@@ -56,6 +57,7 @@ export async function enforceLimit(
 ): Promise<void> {
   const { count, resetInSeconds } = await store.hit(key, limit.windowSeconds);
   const headers = response ? rateLimitHeaders(limit, count, resetInSeconds) : {};
-  for (const name in headers) response!.setHeader(name, headers[name]!);
+  // As ctx.set did: nothing once the answer's headers have gone out (setHeader would throw).
+  if (response && !response.headersSent) for (const name in headers) response.setHeader(name, headers[name]!);
   if (count > limit.max) throw rateLimited(resetInSeconds, what, headers);
 }
