@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import test from 'ava';
 import { insertClient, insertUser } from '../support/factories.ts';
 import { gatewayAvailable, setUpTestGateway } from '../support/gateway.ts';
-import { describeFailures, type LoadRequest, startLoad } from '../support/load.ts';
+import { describeFailures, type LoadOutcome, type LoadRequest, startLoad } from '../support/load.ts';
 import { clientCredentials, issueTokens } from '../support/oauth.ts';
 
 // Processes come and go under steady load (contract §15): a rolling restart (SIGTERM, one process
@@ -44,16 +46,26 @@ async function mixedRequests(): Promise<LoadRequest[]> {
   ];
 }
 
+/** The failures, with nginx's own error log (which process refused or failed, and when). */
+async function diagnosis(outcomes: readonly LoadOutcome[], events: readonly string[]): Promise<string> {
+  const errors = await readFile(join(gateway!.gateway.dir, 'error.log'), 'utf8').catch(() => '');
+  return [describeFailures(outcomes), 'events:', ...events, 'nginx error.log:', errors].join('\n');
+}
+
 serial('a rolling restart of every process under steady load fails no request', async (t) => {
   const load = startLoad(await mixedRequests(), WORKERS, PAUSE_MS);
   await load.progress(100);
   const restarted: string[] = [];
-  await gateway!.gateway.rollingRestart((process) => restarted.push(process.name));
+  const events: string[] = [];
+  await gateway!.gateway.rollingRestart((process) => {
+    restarted.push(process.name);
+    events.push(`${new Date().toISOString()} ${process.name} (port ${process.port}) restarted and settled`);
+  });
   await load.progress(100);
   const outcomes = await load.stop();
   t.deepEqual(restarted, ['auth-1', 'auth-2', 'api-1', 'api-2']);
   t.true(outcomes.length > 400, `${outcomes.length} requests`);
-  t.is(outcomes.filter((outcome) => !outcome.ok).length, 0, describeFailures(outcomes));
+  t.is(outcomes.filter((outcome) => !outcome.ok).length, 0, await diagnosis(outcomes, events));
 });
 
 serial('kill -9 of an API process fails at most its in-flight non-idempotent requests', async (t) => {

@@ -18,6 +18,8 @@ export interface LoadOutcome {
   status: number;
   ok: boolean;
   error?: string;
+  /** The process that answered (the test gateway's X-Upstream header), when known. */
+  upstream?: string;
   startedAt: number;
   endedAt: number;
 }
@@ -57,6 +59,7 @@ export function startLoad(requests: readonly LoadRequest[], workers: number, pau
         url: request.url,
         status: response.status,
         ok: response.status === request.expect,
+        upstream: response.headers.get('x-upstream') ?? undefined,
         startedAt,
         endedAt: Date.now(),
       });
@@ -101,9 +104,13 @@ export function startLoad(requests: readonly LoadRequest[], workers: number, pau
   };
 }
 
-/** The failed outcomes, one line each, for an assertion message. */
+/** The failed outcomes, one line each (when, and which process answered), for an assertion message. */
 export const describeFailures = (outcomes: readonly LoadOutcome[]): string =>
   outcomes
     .filter((outcome) => !outcome.ok)
-    .map((outcome) => `${outcome.method} ${outcome.url} -> ${outcome.status} ${outcome.error ?? ''}`)
+    .map(
+      (outcome) =>
+        `${new Date(outcome.startedAt).toISOString()} +${outcome.endedAt - outcome.startedAt}ms ` +
+        `${outcome.method} ${outcome.url} -> ${outcome.status} ${outcome.upstream ?? ''} ${outcome.error ?? ''}`,
+    )
     .join('\n');
