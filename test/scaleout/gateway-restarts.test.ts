@@ -46,10 +46,16 @@ async function mixedRequests(): Promise<LoadRequest[]> {
   ];
 }
 
-/** The failures, with nginx's own error log (which process refused or failed, and when). */
+/** The failures, with nginx's error log (which process refused or failed, when) and the services' output. */
 async function diagnosis(outcomes: readonly LoadOutcome[], events: readonly string[]): Promise<string> {
   const errors = await readFile(join(gateway!.gateway.dir, 'error.log'), 'utf8').catch(() => '');
-  return [describeFailures(outcomes), 'events:', ...events, 'nginx error.log:', errors].join('\n');
+  // What each service process printed (warnings and errors: a crash, a shutdown timeout).
+  const services = [...gateway!.gateway.auth, ...gateway!.gateway.api].map(
+    (process) => `${process.name}:\n${process.output().slice(-4000)}`,
+  );
+  return [describeFailures(outcomes), 'events:', ...events, 'nginx error.log:', errors, ...services].join(
+    '\n',
+  );
 }
 
 serial('a rolling restart of every process under steady load fails no request', async (t) => {
