@@ -27,6 +27,8 @@ export interface RoundRow extends LoadResult {
   round: number;
   served: number;
   cpuUsPerRequest: number;
+  /** The kernel's part of cpuUsPerRequest. */
+  systemUsPerRequest: number;
   allocatedBytesPerRequest: number;
   loopBusyPercent: number;
 }
@@ -105,6 +107,7 @@ export async function runAlternating(options: RunOptions): Promise<RoundRow[]> {
         round,
         served,
         cpuUsPerRequest: (after.cpuUs - before.cpuUs) / served,
+        systemUsPerRequest: ((after.systemUs ?? Number.NaN) - (before.systemUs ?? Number.NaN)) / served,
         allocatedBytesPerRequest: (after.allocatedBytes - before.allocatedBytes) / served,
         loopBusyPercent: (active / Math.max(1e-9, active + idle)) * 100,
       };
@@ -114,6 +117,12 @@ export async function runAlternating(options: RunOptions): Promise<RoundRow[]> {
   }
   return rows;
 }
+
+/** One round's figures, one line (printed as the rounds run). */
+export const describeRound = (row: RoundRow): string =>
+  `  round ${row.round} ${row.target}: ${row.requestsPerSecond} req/s, ` +
+  `${row.cpuUsPerRequest.toFixed(1)} µs CPU/req (system ${row.systemUsPerRequest.toFixed(1)}), ` +
+  `${(row.allocatedBytesPerRequest / 1024).toFixed(1)} KB/req, p99 ${row.p99Ms} ms, loop ${row.loopBusyPercent.toFixed(0)}%`;
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -22,6 +22,11 @@ export interface StatsMessage {
   requests: Record<string, number>;
   /** process.cpuUsage() user + system of the whole process (all threads, GC helpers included), µs. */
   cpuUs: number;
+  /**
+   * The system (kernel) part of cpuUs: sockets and memory mapping; a VM's system calls can cost
+   * several times a bare host's. Absent from an older build's servers (BENCH_BEFORE).
+   */
+  systemUs?: number;
   /** performance.eventLoopUtilization() totals, ms: the share of time the loop was busy. */
   elu: { idle: number; active: number };
   /** Bytes allocated on the JS heap since the process started (see allocation.ts). */

@@ -69,6 +69,7 @@ function stats(id: number): StatsMessage {
     id,
     requests: { ...counts },
     cpuUs: cpu.user + cpu.system,
+    systemUs: cpu.system,
     elu: { idle: elu.idle, active: elu.active },
     allocatedBytes: allocated(),
   };

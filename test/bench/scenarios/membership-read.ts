@@ -1,5 +1,12 @@
 import { choosePinning, type LoadOptions, type Pinning, runWrk, wrkAvailable } from '../load.ts';
-import { describeMachine, printSummary, runAlternating, summarize, type Target } from '../pinned/compare.ts';
+import {
+  describeMachine,
+  describeRound,
+  printSummary,
+  runAlternating,
+  summarize,
+  type Target,
+} from '../pinned/compare.ts';
 import { httpLoad } from '../pinned/generator.ts';
 import { alternativeFlagSets, type BenchServer, startBenchServer } from '../pinned/servers.ts';
 import { startPrivateRedis } from '../private-redis.ts';
@@ -137,10 +144,7 @@ export async function run(): Promise<void> {
     const rows = await runAlternating({
       targets,
       rounds,
-      onRound: (row) =>
-        console.log(
-          `  round ${row.round} ${row.target}: ${row.requestsPerSecond} req/s, ${row.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${(row.allocatedBytesPerRequest / 1024).toFixed(1)} KB/req, p99 ${row.p99Ms} ms, loop ${row.loopBusyPercent.toFixed(0)}%`,
-        ),
+      onRound: (row) => console.log(describeRound(row)),
     });
     printSummary('membership-read', summarize(rows, targets, 'bare'), {
       baseline: 'bare',

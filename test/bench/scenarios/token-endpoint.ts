@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { dirname } from 'node:path';
 import { choosePinning } from '../load.ts';
-import { describeMachine, printSummary, runAlternating, summarize, type Target } from '../pinned/compare.ts';
+import {
+  describeMachine,
+  describeRound,
+  printSummary,
+  runAlternating,
+  summarize,
+  type Target,
+} from '../pinned/compare.ts';
 import { refreshLoad } from '../pinned/generator.ts';
 import { alternativeFlagSets, type BenchServer, startBenchServer } from '../pinned/servers.ts';
 import { startPrivateRedis } from '../private-redis.ts';
@@ -126,10 +133,7 @@ async function runWith(
       targets,
       rounds,
       warmupRounds: 3,
-      onRound: (row) =>
-        console.log(
-          `  round ${row.round} ${row.target}: ${row.requestsPerSecond} req/s, ${row.cpuUsPerRequest.toFixed(1)} µs CPU/req, ${(row.allocatedBytesPerRequest / 1024).toFixed(1)} KB/req, p99 ${row.p99Ms} ms, loop ${row.loopBusyPercent.toFixed(0)}%`,
-        ),
+      onRound: (row) => console.log(describeRound(row)),
     });
     const summaries = summarize(rows, targets, 'bare');
     const oursSummary = summaries.find((s) => s.target === 'ours')!;
