@@ -22,6 +22,11 @@ export interface RedisTurn {
    * task issues (a batched read) goes out in the same write.
    */
   atEnd(task: () => void): void;
+  /**
+   * Corks `socket` (the client's current connection) until the turn's end, if it is not corked
+   * yet: for a command written to it without passing `sendCommand` (queued-command.ts).
+   */
+  join(socket: Socket): void;
 }
 
 const turns = new WeakMap<object, RedisTurn>();
@@ -71,17 +76,20 @@ export function coalesceWrites(redis: Redis): RedisTurn {
     setImmediate(endTurn);
   }
 
+  function join(socket: Socket): void {
+    if (corked !== undefined || socket.destroyed) return;
+    socket.cork();
+    corked = socket;
+    schedule();
+  }
+
   const send = redis.sendCommand.bind(redis);
   // `stream` is ioredis's current connection (replaced on reconnect). Commands sent while it is
   // not ready wait in ioredis's offline queue and are written by ioredis itself, uncorked.
   redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
     if (corked === undefined && redis.status === 'ready') {
       const socket = redis.stream as Socket | undefined;
-      if (socket && !socket.destroyed) {
-        socket.cork();
-        corked = socket;
-        schedule();
-      }
+      if (socket) join(socket);
     }
     return send(...args);
   }) as Redis['sendCommand'];
@@ -91,6 +99,7 @@ export function coalesceWrites(redis: Redis): RedisTurn {
       tasks.push(task);
       schedule();
     },
+    join,
   };
   turns.set(redis, turn);
   return turn;

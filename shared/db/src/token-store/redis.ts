@@ -1,5 +1,6 @@
 import { memoized } from '@sched/kit/memoized';
 import { createHash } from 'node:crypto';
+import { queueCommand, textReply } from '../queued-command.ts';
 import type { RedisClient } from '../redis.ts';
 import {
   clientIndexKey,
@@ -240,14 +241,11 @@ end
 return { c, ttl }
 `);
 
-async function run(
-  redis: RedisClient,
-  s: Script,
-  keys: string[],
-  args: Array<string | number>,
-): Promise<unknown> {
+async function run(redis: RedisClient, s: Script, keys: string[], args: string[]): Promise<unknown> {
   try {
-    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
+    // Queued by us where the connection allows (every request runs one or two of these scripts).
+    const queued = queueCommand(redis, 'evalsha', [s.sha, String(keys.length), ...keys, ...args], textReply);
+    return await (queued ?? redis.evalsha(s.sha, keys.length, ...keys, ...args));
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
     return redis.eval(s.source, keys.length, ...keys, ...args);
@@ -586,7 +584,10 @@ export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions)
 
     async hit(key, windowSeconds): Promise<RateHit> {
       const windowMs = Math.max(1, Math.ceil(checkWindow(windowSeconds) * 1000));
-      const [count, ttlMs] = (await run(redis, HIT, [rateKey(prefix, key)], [windowMs])) as [number, number];
+      const [count, ttlMs] = (await run(redis, HIT, [rateKey(prefix, key)], [String(windowMs)])) as [
+        number,
+        number,
+      ];
       return { count, resetInSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
     },
 
