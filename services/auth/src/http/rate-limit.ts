@@ -1,4 +1,5 @@
 import type { TokenStore } from '@sched/db/token-store/types';
+import { memoized } from '@sched/kit/memoized';
 import { countSignInFailure } from '@sched/kit/metrics';
 import { sha256Hex } from '@sched/kit/secrets';
 import { type Limit, rateLimited } from '@sched/runtime/rate-limit';
@@ -10,11 +11,18 @@ import { type Limit, rateLimited } from '@sched/runtime/rate-limit';
  * (a correct password does not get through a lock either, so guessing stays bounded).
  */
 
-/** Counter keys: identifiers that may be personal (e-mails) are hashed. */
+/**
+ * Counter keys: identifiers that may be personal (e-mails) are hashed. The per-client keys are
+ * counted on every token, revocation and introspection request: built once per client (a bounded
+ * memo, so a flood of made-up client ids cannot grow it) instead of a hash and two strings each.
+ */
+const clientKey = (kind: string) =>
+  memoized((clientId: string) => `${kind}:client:${sha256Hex(clientId).slice(0, 32)}`, 4096);
+
 export const rateKeys = {
-  tokenClient: (clientId: string) => `token:client:${sha256Hex(clientId).slice(0, 32)}`,
-  revokeClient: (clientId: string) => `revoke:client:${sha256Hex(clientId).slice(0, 32)}`,
-  introspectClient: (clientId: string) => `introspect:client:${sha256Hex(clientId).slice(0, 32)}`,
+  tokenClient: clientKey('token'),
+  revokeClient: clientKey('revoke'),
+  introspectClient: clientKey('introspect'),
   signInAccount: (email: string) => `signin:account:${sha256Hex(email.trim().toLowerCase()).slice(0, 32)}`,
   signInIp: (ip: string) => `signin:ip:${ip}`,
   signUpIp: (ip: string) => `signup:ip:${ip}`,
