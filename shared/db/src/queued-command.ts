@@ -8,10 +8,11 @@ import { turnOf } from './redis-turn.ts';
  * hands it over in order, as for any of its commands.
  *
  * Why not ioredis's methods: each call builds a `Command` (its arguments flattened and copied,
- * a promise, a RESP text made of one concatenation per argument), and under load the `Command`s
- * waiting for their replies were kept alive across young-generation collections and promoted
- * (docs/performance.md, "Found: an ioredis `Command` per batch"). Used for the commands every
- * request sends: the resource API's batched `MGET` and the token store's scripts (`EVALSHA`).
+ * a promise, a RESP text made of one concatenation per argument that the socket write flattens
+ * into a copy), and a `Command` built at a turn's end was kept alive across young-generation
+ * collections and promoted (docs/performance.md, "Found: an ioredis `Command` per batch", "Scripts
+ * queued, RESP in one Buffer"). Used for the commands every request sends: the resource API's
+ * batched `MGET` and the token store's scripts (`EVALSHA`).
  *
  * Order and failure are ioredis's: the write and the queue entry happen together exactly as in its
  * `sendCommand`, so the command reaches Redis after every command issued before it, and its reply
