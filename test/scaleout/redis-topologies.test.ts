@@ -22,13 +22,42 @@ test.after.always(async () => {
   await Promise.all([cluster?.stop(), sentinel?.stop()]);
 });
 
-/** Retries `work` until it succeeds: commands during a promotion may fail (a 503 for a service). */
-async function eventually<T>(work: () => Promise<T>): Promise<T> {
+/**
+ * Retries `work` until it succeeds: commands during a promotion may fail (a 503 for a service).
+ * If it never does, the error tells what the client went through meanwhile: its connection events
+ * and each distinct error with how often it came.
+ */
+async function eventually<T>(redis: RedisClient, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const events: string[] = [];
+  const errors = new Map<string, number>();
+  const listeners = ['connect', 'ready', 'close', 'reconnecting', 'end', '+node', '-node', 'node error'].map(
+    (name) => {
+      const listener = () => events.push(`+${Date.now() - started}ms ${name} (status ${redis.status})`);
+      redis.on(name, listener);
+      return () => redis.off(name, listener);
+    },
+  );
   let result: T | undefined;
-  await waitUntil('the client serves again', 20_000, async () => {
-    result = await work();
-    return true;
-  });
+  try {
+    await waitUntil('the client serves again', 20_000, async () => {
+      try {
+        result = await work();
+      } catch (error) {
+        const message = String(error);
+        errors.set(message, (errors.get(message) ?? 0) + 1);
+        throw error;
+      }
+      return true;
+    });
+  } catch (error) {
+    const seen = [...errors].map(([message, count]) => `${count} x ${message}`);
+    throw new Error(
+      [String(error), `status now: ${redis.status}`, 'events:', ...events, 'errors:', ...seen].join('\n'),
+    );
+  } finally {
+    for (const off of listeners) off();
+  }
   return result as T;
 }
 
@@ -91,6 +120,8 @@ test.serial('rate limits and cache versions work on a cluster (one key per comma
 
 test.serial('a cluster master killed: a replica takes over and the same client serves again', async (t) => {
   const redis = await openRedisClient(cluster!.url);
+  // Stopped on every way out: a loop left running would keep the test file from ever exiting.
+  let traffic: ReturnType<typeof trafficDuring> | undefined;
   try {
     await redis.set('failover:key', 'kept', 'EX', 600);
     // WAIT on the key's master: the write reached its replica, so the promotion cannot lose it.
@@ -99,11 +130,11 @@ test.serial('a cluster master killed: a replica takes over and the same client s
       .nodes('master')
       .find((candidate) => candidate.options.port === owner.port);
     t.is(await node?.wait(1, 2000), 1);
-    const traffic = trafficDuring(redis);
+    traffic = trafficDuring(redis);
     const killed = await cluster!.killMasterOf('failover:key');
     t.not((await cluster!.masterOf('failover:key')).port, killed.port);
-    t.is(await eventually(() => redis.get('failover:key')), 'kept');
-    await eventually(() => redis.set('failover:after', 'yes'));
+    t.is(await eventually(redis, () => redis.get('failover:key')), 'kept');
+    await eventually(redis, () => redis.set('failover:after', 'yes'));
     // Every command that failed meanwhile failed as an outage (a 503 for a service), none as a bug.
     const { unrecognised } = await traffic.stop();
     t.deepEqual(unrecognised, []);
@@ -113,6 +144,7 @@ test.serial('a cluster master killed: a replica takes over and the same client s
     await cluster!.waitHealthy();
     t.not((await cluster!.masterOf('failover:key')).port, killed.port);
   } finally {
+    await traffic?.stop();
     redis.disconnect();
   }
 });
@@ -151,22 +183,25 @@ test.serial(
 
 test.serial('redis+sentinel:// gives a client of the current master that follows a failover', async (t) => {
   const redis = await openRedisClient(sentinel!.url, { connectionName: 'sentinel-test' });
+  // Stopped on every way out: a loop left running would keep the test file from ever exiting.
+  let traffic: ReturnType<typeof trafficDuring> | undefined;
   try {
     t.true(redis instanceof Redis);
     t.is(await sentinel!.currentMasterPort(), sentinel!.master.port);
     await redis.set('sentinel:key', 'kept');
     t.is(await redis.get('sentinel:key'), 'kept');
     t.is(await (redis as Redis).wait(1, 2000), 1);
-    const traffic = trafficDuring(redis);
+    traffic = trafficDuring(redis);
     await sentinel!.killMaster();
     t.is(await sentinel!.currentMasterPort(), sentinel!.replica.port);
-    t.is(await eventually(() => redis.get('sentinel:key')), 'kept');
-    await eventually(() => redis.set('sentinel:after', 'yes'));
+    t.is(await eventually(redis, () => redis.get('sentinel:key')), 'kept');
+    await eventually(redis, () => redis.set('sentinel:after', 'yes'));
     const { failed, unrecognised } = await traffic.stop();
     t.true(failed > 0, 'the master was gone for a while');
     t.deepEqual(unrecognised, []);
     t.is(await redis.get('sentinel:after'), 'yes');
   } finally {
+    await traffic?.stop();
     redis.disconnect();
   }
 });
