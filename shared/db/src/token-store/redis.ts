@@ -243,9 +243,10 @@ return { c, ttl }
 
 async function run(redis: RedisClient, s: Script, keys: string[], args: string[]): Promise<unknown> {
   try {
-    // Queued by us where the connection allows (every request runs one or two of these scripts).
-    const queued = queueCommand(redis, 'evalsha', [s.sha, String(keys.length), ...keys, ...args], textReply);
-    return await (queued ?? redis.evalsha(s.sha, keys.length, ...keys, ...args));
+    // Queued by us where the connection allows (every request runs one or two of these scripts);
+    // otherwise (a Cluster, a connection not ready) the same arguments through ioredis.
+    const evalArgs: [string, string, ...string[]] = [s.sha, String(keys.length), ...keys, ...args];
+    return await (queueCommand(redis, 'evalsha', evalArgs, textReply) ?? redis.evalsha(...evalArgs));
   } catch (error) {
     if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
     return redis.eval(s.source, keys.length, ...keys, ...args);
