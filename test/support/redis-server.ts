@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
@@ -16,14 +17,28 @@ async function canListen(port: number): Promise<boolean> {
   });
 }
 
+/** The kernel's lowest ephemeral port (what outgoing connections and `listen(0)` are given). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12000 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
 /**
  * `count` loopback ports nobody listens on. With `busOffset`, port + offset is free too (a
- * cluster node also listens on its bus port, 10000 above its own).
+ * cluster node also listens on its bus port, 10000 above its own). Below the ephemeral range: a
+ * port found free there could be handed to some other test's outgoing connection before the
+ * redis-server binds it (seen once in CI: "Address already in use" for a cluster node).
  */
 export async function freePorts(count: number, busOffset = 0): Promise<number[]> {
   const ports: number[] = [];
+  const low = 10000;
+  const span = ephemeralLow() - busOffset - low;
   while (ports.length < count) {
-    const candidate = 20000 + Math.floor(Math.random() * 30000);
+    const candidate = low + Math.floor(Math.random() * span);
     if (ports.includes(candidate) || ports.some((port) => port + busOffset === candidate)) continue;
     if (!(await canListen(candidate))) continue;
     if (busOffset && !(await canListen(candidate + busOffset))) continue;
