@@ -16,6 +16,8 @@ import { startRedisCluster, type TestRedisCluster } from '../support/redis-clust
 let cluster: TestRedisCluster;
 let client: RedisClient;
 const calls: Array<{ command: string; keys: string[] }> = [];
+/** Errors the next EVALSHA calls fail with instead of reaching the cluster. */
+const evalshaFailures: Error[] = [];
 
 test.before(async () => {
   cluster = await startRedisCluster();
@@ -26,7 +28,8 @@ test.before(async () => {
     (client as unknown as Record<string, unknown>)[command] = (...args: unknown[]) => {
       const count = Number(args[1]);
       calls.push({ command, keys: args.slice(2, 2 + count).map(String) });
-      return own(...args);
+      const failure = command === 'evalsha' ? evalshaFailures.shift() : undefined;
+      return failure ? Promise.reject(failure) : own(...args);
     };
   }
 });
@@ -115,6 +118,30 @@ test.serial(
       const slots = new Set(call.keys.map((key) => calculateSlot(key)));
       t.true(slots.size <= 1, `${call.command} of ${call.keys.join(' ')} spans ${slots.size} slots`);
     }
+  },
+);
+
+test.serial(
+  "a NOSCRIPT reported inside the Cluster's redirection error runs the script by its source",
+  async (t) => {
+    const s = store();
+    const key = unique('rate');
+    t.is((await s.hit(key, 60)).count, 1);
+    // What ioredis's Cluster throws when its last redirection lands on a node without the script
+    // (a newly promoted master): the script did not run, so running it by its source is safe.
+    evalshaFailures.push(
+      new Error('Too many Cluster redirections. Last error: ReplyError: NOSCRIPT No matching script.'),
+    );
+    calls.length = 0;
+    t.is((await s.hit(key, 60)).count, 2);
+    t.deepEqual(
+      calls.map((call) => call.command),
+      ['evalsha', 'eval'],
+    );
+    // Any other error is the caller's, not a reason to run the script again.
+    evalshaFailures.push(new Error('Too many Cluster redirections. Last error: ReplyError: CLUSTERDOWN'));
+    await t.throwsAsync(s.hit(key, 60), { message: /CLUSTERDOWN/ });
+    t.is((await s.hit(key, 60)).count, 3);
   },
 );
 

@@ -241,6 +241,15 @@ end
 return { c, ttl }
 `);
 
+/**
+ * The node that answered has not loaded the script (a restart, a newly promoted replica). A
+ * Cluster that gives up after its redirections reports the last node's NOSCRIPT inside its own
+ * message ("Too many Cluster redirections. Last error: ReplyError: NOSCRIPT …").
+ */
+function isMissingScript(error: unknown): boolean {
+  return error instanceof Error && /(?:^|: )NOSCRIPT\b/.test(error.message);
+}
+
 async function run(redis: RedisClient, s: Script, keys: string[], args: string[]): Promise<unknown> {
   try {
     // Queued by us where the connection allows (every request runs one or two of these scripts);
@@ -248,7 +257,7 @@ async function run(redis: RedisClient, s: Script, keys: string[], args: string[]
     const evalArgs: [string, string, ...string[]] = [s.sha, String(keys.length), ...keys, ...args];
     return await (queueCommand(redis, 'evalsha', evalArgs, textReply) ?? redis.evalsha(...evalArgs));
   } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    if (!isMissingScript(error)) throw error;
     return redis.eval(s.source, keys.length, ...keys, ...args);
   }
 }
