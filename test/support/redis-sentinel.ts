@@ -52,7 +52,7 @@ export async function startRedisSentinel(): Promise<TestRedisSentinel> {
   const all = [master, replica, ...sentinels];
 
   async function currentMasterPort(): Promise<number> {
-    const live = sentinels.find((sentinel) => sentinel.running)!;
+    const live = sentinels.find((sentinel) => sentinel.answering)!;
     const reply = await redisCli(live.port, 'SENTINEL', 'get-master-addr-by-name', MASTER_NAME);
     return Number(reply.split('\n')[1]);
   }

@@ -82,6 +82,7 @@ export class RedisServerProcess {
   #child: ChildProcess | undefined;
   #output = '';
   #exited: Promise<void> = Promise.resolve();
+  #paused = false;
 
   /** `args` are redis-server arguments after the config file (or none); `--port` is added. */
   constructor(port: number, dir: string, args: string[]) {
@@ -92,6 +93,27 @@ export class RedisServerProcess {
 
   get running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Running and not paused: it answers commands. */
+  get answering(): boolean {
+    return this.running && !this.#paused;
+  }
+
+  /**
+   * SIGSTOP: the process keeps its port and the kernel still accepts connections, but nothing is
+   * answered (a hung host, or one whose packets are held) until `resume()`.
+   */
+  pause(): void {
+    if (!this.running || this.#paused) return;
+    this.#child?.kill('SIGSTOP');
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#child?.kill('SIGCONT');
+    this.#paused = false;
   }
 
   output(): string {
@@ -123,6 +145,8 @@ export class RedisServerProcess {
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (!this.running) return;
     this.#child?.kill(signal);
+    // A stopped process acts on SIGTERM only once continued.
+    this.resume();
     await this.#exited;
   }
 }

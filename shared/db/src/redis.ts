@@ -2,6 +2,7 @@ import { describeTarget, parseRedisUrl, type RedisTarget, RedisUrlError } from '
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import { attachRedisMonitor, BackendMonitor, type OutageLog } from './availability.ts';
 import { coalesceWrites } from './redis-turn.ts';
+import { SentinelClient } from './sentinel-client.ts';
 
 /** Redis is unreachable or refused us; the message is one line fit for an operator. */
 export class RedisUnavailableError extends Error {
@@ -62,24 +63,33 @@ function clientOptions(connectTimeoutMs: number, connectionName: string | undefi
   };
 }
 
+/** The pause before a client that ended on its own connects again (the longest reconnect delay). */
+const RESTART_DELAY_MS = 1000;
+
 /** The unconnected client a parsed REDIS_URL asks for (ioredis speaks Sentinel and Cluster itself). */
 function createClient(url: string, target: RedisTarget, options: RedisOptions): RedisClient {
   switch (target.kind) {
     case 'single':
       return new Redis(url, options);
     case 'sentinel':
-      return new Redis({
-        ...options,
-        sentinels: target.sentinels,
-        name: target.masterName,
-        db: target.db,
-        ...(target.username ? { username: target.username } : {}),
-        ...(target.password ? { password: target.password } : {}),
-        ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
-        // After a failover the old master's connection is dropped and the new one asked for.
-        failoverDetector: true,
-        sentinelRetryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1000),
-      });
+      return new SentinelClient(
+        {
+          ...options,
+          sentinels: target.sentinels,
+          name: target.masterName,
+          db: target.db,
+          ...(target.username ? { username: target.username } : {}),
+          ...(target.password ? { password: target.password } : {}),
+          ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),
+          // After a failover the old master's connection is dropped and the new one asked for.
+          failoverDetector: true,
+          sentinelRetryStrategy: (attempt: number) => Math.min(50 * 2 ** attempt, 1000),
+          // A sentinel that does not answer (a hung host) is passed over for the next once a
+          // connection would have timed out; ioredis would wait on it for ever, never reconnecting.
+          sentinelCommandTimeout: options.connectTimeout,
+        },
+        RESTART_DELAY_MS,
+      );
     case 'cluster': {
       const { lazyConnect, enableOfflineQueue, retryStrategy, ...nodeOptions } = options;
       const clusterOptions: ClusterOptions = {
