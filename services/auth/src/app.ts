@@ -1,4 +1,3 @@
-import { NotFoundError } from '@sched/kit/errors';
 import { requestContext } from '@sched/kit/http/request-context';
 import { bearerCors } from '@sched/kit/http/cors';
 import { pinnedOrigin, securityHeaders } from '@sched/kit/http/security-headers';
@@ -8,11 +7,13 @@ import type Koa from 'koa';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from './deps.ts';
 import { authorizationRequest } from './endpoints/authorize.ts';
-import { discoveryDocument, isBearerEndpoint, isProviderRoute, jwksEndpoint } from './endpoints/discovery.ts';
+import { discoveryDocument, isBearerEndpoint, jwksEndpoint } from './endpoints/discovery.ts';
 import { protectedResourceMetadataEndpoint } from './endpoints/protected-resource.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revocationEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
+import { endpointTable } from './endpoints/table.ts';
+import { PATHS } from './paths.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { embedAuthorization, embedRequests } from './embed/entry.ts';
 import { renderEmbedErrors } from './embed/render-errors.ts';
@@ -48,14 +49,6 @@ function pagesOnly<M extends (ctx: never, next: Next) => unknown>(routes: M) {
   };
 }
 
-/** Only the routes we serve reach oidc-provider (no logout, registration, ...). */
-function onlyOurProviderRoutes() {
-  return function onlyOurProviderRoutesMiddleware(ctx: Context, next: Next) {
-    if (!isProviderRoute(ctx.path)) throw new NotFoundError(`Nothing here: ${ctx.method} ${ctx.path}`);
-    return next();
-  };
-}
-
 /**
  * The authorization server as a Koa app: oidc-provider (itself a Koa app) with our pages and
  * endpoint wrappers mounted in front of its router.
@@ -80,6 +73,7 @@ export function createAuthApp(runtime: Runtime): Koa {
     csrf: { keys: runtime.config.cookieKeys, secure: new URL(issuer).protocol === 'https:' },
   };
   const pages = pageRoutes(deps, { embed: showEmbedStep });
+  const discovery = discoveryDocument(signingKeys);
 
   provider.silent = true;
   provider.use(requestContext('auth', runtime.logger, { accessLog: runtime.config.accessLog }));
@@ -88,22 +82,30 @@ export function createAuthApp(runtime: Runtime): Koa {
   provider.use(bearerCors(isBearerEndpoint));
   provider.use(renderErrors(issuer));
   provider.use(rejectUnfitTarget());
-  provider.use(renderEmbedErrors());
-  provider.use(pagesOnly(pages.routes()));
-  provider.use(pagesOnly(settingsRoutes(deps).routes()));
-  provider.use(pagesOnly(adminRoutes(deps).routes()));
-  provider.use(pagesOnly(embedRoutes(deps).routes()));
-  provider.use(pagesOnly(calendarConnectRoutes(deps).routes()));
-  provider.use(embedRequests(deps));
-  provider.use(introspectionEndpoint(deps));
-  provider.use(protectedResourceMetadataEndpoint(deps));
-  provider.use(onlyOurProviderRoutes());
-  provider.use(authorizationRequest(deps));
-  provider.use(embedAuthorization());
-  provider.use(tokenEndpoint(deps));
-  provider.use(revocationEndpoint(deps));
-  provider.use(registrationEndpoint(runtime));
-  provider.use(discoveryDocument(signingKeys));
-  provider.use(jwksEndpoint(signingKeys));
+  provider.use(
+    endpointTable(
+      {
+        [PATHS.token]: tokenEndpoint(deps),
+        [PATHS.revoke]: revocationEndpoint(deps),
+        [PATHS.introspect]: introspectionEndpoint(deps),
+        [PATHS.register]: registrationEndpoint(runtime),
+        [PATHS.discovery]: discovery,
+        [PATHS.openidDiscovery]: discovery,
+        [PATHS.jwks]: jwksEndpoint(signingKeys),
+      },
+      [
+        renderEmbedErrors(),
+        pagesOnly(pages.routes()),
+        pagesOnly(settingsRoutes(deps).routes()),
+        pagesOnly(adminRoutes(deps).routes()),
+        pagesOnly(embedRoutes(deps).routes()),
+        pagesOnly(calendarConnectRoutes(deps).routes()),
+        embedRequests(deps),
+        protectedResourceMetadataEndpoint(deps),
+        authorizationRequest(deps),
+        embedAuthorization(),
+      ],
+    ),
+  );
   return provider;
 }
