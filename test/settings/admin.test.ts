@@ -11,17 +11,18 @@ import { ADMIN, createThroughForm, page, post, rawPost, signedIn, text } from '.
 
 const world = setUpWorld(test);
 
-test('people who are not service administrators get 404 on the review page and its actions', async (t) => {
+test('people who are not service administrators get 403 on the review page and its actions, as from the admin API', async (t) => {
   const owner = await insertUser(world.knex());
   const browser = await signedIn(world, owner);
   const { clientId } = await createThroughForm(browser);
   const shown = page(await browser.open(ADMIN));
-  t.is(shown.status, 404);
+  t.is(shown.status, 403);
+  t.true(text(shown.html).includes('Only service administrators may use the admin console'));
   t.false(page(await browser.open('/auth/settings')).html.includes(ADMIN), 'no review tab');
   const token = /name="_csrf" value="([^"]+)"/.exec(page(await browser.open('/auth/settings')).html)![1]!;
   for (const action of ['approve', 'reject']) {
     const response = await rawPost(browser, `${ADMIN}/${clientId}/${action}`, { _csrf: token, reason: 'x' });
-    t.is(response.status, 404, action);
+    t.is(response.status, 403, action);
   }
   t.is((await findOAuthClient(world.system.stores.db.knex, clientId))?.reviewStatus, 'PENDING');
 });

@@ -2,7 +2,7 @@ import { presentClients } from '@sched/clients/present';
 import { approve, listForReview, reject } from '@sched/clients/review';
 import { rejectBody } from '@sched/clients/schemas';
 import { findUserEmail } from '@sched/db/queries/oauth-client-management';
-import { ConflictError, NotFoundError } from '@sched/kit/errors';
+import { ConflictError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
@@ -12,13 +12,13 @@ import { csrfFor, fieldErrorsOf, readForm, userPurpose } from '../web/forms.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
 import { type Page, pageOf, pageQueryString, pageSlice } from '../web/paging.ts';
 import type { SignedIn } from '../web/session.ts';
-import { signedInPage } from '../web/signed-in.ts';
+import { adminPage } from './guard.ts';
 import { type ReviewView, reviewPage } from './review-page.ts';
 
 /**
  * /auth/admin/oauth-clients?skip=&take=: the review queue for service administrators
- * (users.is_service_admin), oldest first, a page at a time. Everyone else signed in gets 404, like
- * any page that is not theirs; the decisions go through `@sched/clients/review`, the same state
+ * (users.is_service_admin), oldest first, a page at a time. Everyone else signed in gets 403, as
+ * on every console page and as the admin API answers; the decisions go through `@sched/clients/review`, the same state
  * machine, audit entries and e-mails as the API's. An action comes back to the page it was on.
  */
 
@@ -26,10 +26,6 @@ const NOTICES: Record<string, string> = {
   approved: 'Client approved. The owner was e-mailed; people can authorize it now.',
   rejected: 'Client rejected. The owner was e-mailed the reason.',
 };
-
-function requireAdmin(signedIn: SignedIn): void {
-  if (!signedIn.actor.serviceAdmin) throw new NotFoundError(`Nothing here: ${PATHS.adminClients}`);
-}
 
 async function render(
   deps: AuthDeps,
@@ -66,14 +62,12 @@ async function render(
 }
 
 export const reviewQueue = (deps: AuthDeps) =>
-  signedInPage(deps, async (_deps, ctx, signedIn) => {
-    requireAdmin(signedIn);
+  adminPage(deps, async (_deps, ctx, signedIn) => {
     await render(deps, ctx, signedIn, pageOf(ctx), 200);
   });
 
 export const approveAction = (deps: AuthDeps) =>
-  signedInPage(deps, async (_deps, ctx, signedIn) => {
-    requireAdmin(signedIn);
+  adminPage(deps, async (_deps, ctx, signedIn) => {
     const clientId = clientIdOf(ctx);
     const paging = pageOf(ctx);
     await readForm(deps, ctx, userPurpose(signedIn.user.id));
@@ -87,8 +81,7 @@ export const approveAction = (deps: AuthDeps) =>
   });
 
 export const rejectAction = (deps: AuthDeps) =>
-  signedInPage(deps, async (_deps, ctx, signedIn) => {
-    requireAdmin(signedIn);
+  adminPage(deps, async (_deps, ctx, signedIn) => {
     const clientId = clientIdOf(ctx);
     const paging = pageOf(ctx);
     const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
