@@ -1,3 +1,4 @@
+import { AdminAccountTakenError } from '@sched/db/errors';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
 import { findActiveApiKeyByHash, listApiKeys } from '@sched/db/queries/api-keys';
 import { createUser, findUserByEmail, findUserById, verifyUserPassword } from '@sched/db/queries/users';
@@ -26,11 +27,7 @@ test('ensureServiceAdmin creates a verified service administrator with a working
 test('ensureServiceAdmin is idempotent on the e-mail and issues a new key each call; old keys keep working', async (t) => {
   const input = { email: 'ops@example.com', password: 'first password' };
   const first = await ensureServiceAdmin(knex(), input);
-  const second = await ensureServiceAdmin(knex(), {
-    ...input,
-    email: 'OPS@example.com',
-    password: 'other password',
-  });
+  const second = await ensureServiceAdmin(knex(), { ...input, email: 'OPS@example.com' });
   t.is(second.userId, first.userId);
   t.not(second.apiKey, first.apiKey);
   t.is((await findActiveApiKeyByHash(knex(), sha256Hex(first.apiKey)))?.user.id, first.userId);
@@ -44,12 +41,16 @@ test('ensureServiceAdmin is idempotent on the e-mail and issues a new key each c
       .then((r) => Number(r?.n)),
     1,
   );
-  // An existing password is never overwritten by a later call.
+  // Another password is refused, not written: the account and its keys stay as they were.
+  await t.throwsAsync(ensureServiceAdmin(knex(), { ...input, password: 'other password' }), {
+    instanceOf: AdminAccountTakenError,
+  });
   t.truthy(await verifyUserPassword(knex(), 'ops@example.com', 'first password'));
   t.is(await verifyUserPassword(knex(), 'ops@example.com', 'other password'), null);
+  t.is((await listApiKeys(knex(), first.userId)).length, 2);
 });
 
-test('an existing user is promoted; missing password and name are filled in', async (t) => {
+test('an existing user without a password is promoted; missing password and name are filled in', async (t) => {
   const plain = await createUser(knex(), { email: 'invited@example.com' });
   t.false(plain.isServiceAdmin);
   const result = await ensureServiceAdminUser(knex(), {
@@ -68,11 +69,33 @@ test('an existing user is promoted; missing password and name are filled in', as
   });
   await ensureServiceAdminUser(knex(), {
     email: 'named@example.com',
-    password: 'ignored password',
+    password: 'own password',
     name: 'Other',
   });
   t.like(await findUserById(knex(), named.id), { isServiceAdmin: true, name: 'Keep' });
   t.truthy(await verifyUserPassword(knex(), 'named@example.com', 'own password'));
+});
+
+test('an account someone registered with the address, with another password, is never made an administrator', async (t) => {
+  // A public sign-up: unverified, the registrant's own password.
+  const squatter = await createUser(knex(), { email: 'boss@example.com', password: 'the squatter password' });
+  const error = await t.throwsAsync(
+    ensureServiceAdminUser(knex(), { email: 'BOSS@example.com', password: 'the operator password' }),
+    { instanceOf: AdminAccountTakenError },
+  );
+  t.regex(error!.message, /reset-password --email BOSS@example.com/);
+  t.like(await findUserById(knex(), squatter.id), { isServiceAdmin: false, emailVerifiedAt: null });
+  t.truthy(await verifyUserPassword(knex(), 'boss@example.com', 'the squatter password'));
+  t.is(await verifyUserPassword(knex(), 'boss@example.com', 'the operator password'), null);
+});
+
+test('an unverified account that proves the password is promoted and its address counts as verified', async (t) => {
+  const own = await createUser(knex(), { email: 'self@example.com', password: 'the same password' });
+  t.is(own.emailVerifiedAt, null);
+  await ensureServiceAdminUser(knex(), { email: 'self@example.com', password: 'the same password' });
+  const after = await findUserById(knex(), own.id);
+  t.true(after!.isServiceAdmin);
+  t.true(after!.emailVerifiedAt instanceof Date);
 });
 
 test('concurrent calls for one e-mail end with one user', async (t) => {

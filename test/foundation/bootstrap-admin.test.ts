@@ -1,6 +1,7 @@
 import { composeSystem } from '@sched/launcher/compose';
 import { createLogger } from '@sched/kit/logger';
 import { verifyPassword } from '@sched/kit/passwords';
+import { createUser } from '@sched/db/queries/users';
 import test from 'ava';
 import { issueTokens } from '../support/oauth.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
@@ -55,7 +56,8 @@ test.serial(
 
 test.serial('a second start-up with the variables is idempotent: same user, password kept', async (t) => {
   const [before] = await adminRows();
-  // A restart on the same database; another ADMIN_PASSWORD does not overwrite the existing one.
+  // A restart on the same database; another ADMIN_PASSWORD neither overwrites the existing one nor
+  // stops the start (an error line says what to do).
   for (const password of [ADMIN_PASSWORD, 'another password entirely']) {
     const config = { ...system.config, bootstrapAdmin: { email: ADMIN_EMAIL.toUpperCase(), password } };
     const service = await composeSystem(config, createLogger({ level: 'silent' }), { stores: system.stores });
@@ -67,6 +69,32 @@ test.serial('a second start-up with the variables is idempotent: same user, pass
   t.is(after[0]!.is_service_admin, true);
   t.is(after[0]!.password_hash, before!.password_hash);
 });
+
+test.serial(
+  'ADMIN_EMAIL naming an account someone else registered: not made an administrator, the service starts',
+  async (t) => {
+    // A public sign-up with the address first: unverified, the registrant's own password.
+    const squatted = 'taken.first@example.com';
+    const squatter = await createUser(knex(), { email: squatted, password: 'the squatter password' });
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const config = { ...system.config, bootstrapAdmin: { email: squatted, password: ADMIN_PASSWORD } };
+    const service = await composeSystem(config, logger, { stores: system.stores });
+    await service.onClose();
+    const row = await knex()('users')
+      .where({ id: squatter.id })
+      .first('is_service_admin', 'email_verified_at');
+    t.false(row.is_service_admin);
+    t.is(row.email_verified_at, null);
+    t.true(
+      lines.some(
+        (line) =>
+          line.includes('bootstrap service administrator not made') && line.includes('reset-password'),
+      ),
+      lines.join(''),
+    );
+  },
+);
 
 test.serial('without the variables no service administrator is made at start-up', async (t) => {
   const other = await startTestSystem();

@@ -69,8 +69,8 @@ test.serial('create-admin: a new account and its key, then a promotion of an exi
   t.deepEqual(
     [granted.before, granted.after],
     [
-      { serviceAdmin: false, hasPassword: true },
-      { serviceAdmin: true, hasPassword: true },
+      { serviceAdmin: false, hasPassword: true, emailVerified: true },
+      { serviceAdmin: true, hasPassword: true, emailVerified: true },
     ],
   );
 });

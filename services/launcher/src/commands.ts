@@ -7,17 +7,13 @@ import type { Actor } from '@sched/clients/rights';
 import { createClientBody } from '@sched/clients/schemas';
 import type { Knex } from '@sched/db/connection';
 import { cliAudit } from '@sched/db/queries/audit-log';
+import { AdminAccountTakenError } from '@sched/db/errors';
 import { migrateLatest } from '@sched/db/migrate';
 import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
 import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
 import { type OAuthClient, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
-import {
-  findFirstServiceAdminId,
-  findUserByEmail,
-  userHasPassword,
-  verifyUserPassword,
-} from '@sched/db/queries/users';
+import { findFirstServiceAdminId, findUserByEmail } from '@sched/db/queries/users';
 import type { VersionBumper } from '@sched/db/versions';
 import { AppError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -127,6 +123,7 @@ async function asCommandError<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof AppError && error.status < 500) throw new CommandInputError(error.message);
+    if (error instanceof AdminAccountTakenError) throw new CommandInputError(error.message);
     throw error;
   }
 }
@@ -137,7 +134,7 @@ export const commands = {
     const applied = await migrateLatest(knex);
     // No API key here: nobody would see it. `create-admin` issues keys.
     const adminUserId = admin
-      ? (await ensureServiceAdminUser(knex, admin, cliAudit('migrate'))).userId
+      ? (await asCommandError(() => ensureServiceAdminUser(knex, admin, cliAudit('migrate')))).userId
       : undefined;
     return adminUserId === undefined ? { applied } : { applied, adminUserId };
   },
@@ -151,17 +148,7 @@ export const commands = {
    */
   async 'create-admin'(knex: Knex, input: unknown) {
     const admin = parseInput(CreateAdminInput, input);
-    const existing = await findUserByEmail(knex, admin.email);
-    if (
-      existing &&
-      (await userHasPassword(knex, existing.id)) &&
-      !(await verifyUserPassword(knex, admin.email, admin.password))
-    ) {
-      throw new CommandInputError(
-        `an account with the e-mail ${admin.email} exists with another password; run reset-password --email ${admin.email} and set the password through its link, then run create-admin again`,
-      );
-    }
-    return ensureServiceAdmin(knex, admin, cliAudit('create-admin'));
+    return asCommandError(() => ensureServiceAdmin(knex, admin, cliAudit('create-admin')));
   },
   /** A one-time password-reset URL (30 minutes; older links stop working) for the account. */
   async 'reset-password'(knex: Knex, input: unknown) {

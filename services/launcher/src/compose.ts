@@ -1,8 +1,10 @@
 import { createApiApp } from '@sched/api/app';
 import { createAuthApp, isAuthPath } from '@sched/auth/app';
 import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
+import type { Knex } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
-import { ensureServiceAdminUser } from '@sched/db/queries/admin';
+import { AdminAccountTakenError } from '@sched/db/errors';
+import { ensureServiceAdminUser, type ServiceAdminInput } from '@sched/db/queries/admin';
 import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
@@ -36,10 +38,7 @@ export async function composeSystem(
     const { knex } = runtime.stores.db;
     const applied = await migrateLatest(knex);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-    if (config.bootstrapAdmin) {
-      const { userId } = await ensureServiceAdminUser(knex, config.bootstrapAdmin);
-      logger.info({ userId, email: config.bootstrapAdmin.email }, 'bootstrap service administrator ready');
-    }
+    if (config.bootstrapAdmin) await bootstrapAdmin(knex, config.bootstrapAdmin, logger);
     const auth = createAuthApp(runtime).callback();
     const api = createApiApp(runtime).callback();
     const stopControlSocket = embedded
@@ -94,5 +93,21 @@ export async function composeSystem(
   } catch (error) {
     await releaseDataDir();
     throw error;
+  }
+}
+
+/**
+ * ADMIN_EMAIL / ADMIN_PASSWORD: the service administrator, made or promoted. An account of that
+ * address with another password stays as it is (whoever registered it first is not made an
+ * administrator), and the service starts all the same: an error line tells the operator what to do,
+ * where refusing to start would let anyone who registers the address keep the service down.
+ */
+async function bootstrapAdmin(knex: Knex, admin: ServiceAdminInput, logger: Logger): Promise<void> {
+  try {
+    const { userId } = await ensureServiceAdminUser(knex, admin);
+    logger.info({ userId, email: admin.email }, 'bootstrap service administrator ready');
+  } catch (error) {
+    if (!(error instanceof AdminAccountTakenError)) throw error;
+    logger.error({ email: admin.email }, `bootstrap service administrator not made: ${error.message}`);
   }
 }

@@ -70,3 +70,19 @@ export class RecordStateError extends DataError {
     this.state = state;
   }
 }
+
+/**
+ * A service administrator was asked for with an e-mail whose account has another password: the
+ * account is someone's own (perhaps registered with that address first) and is not handed over.
+ * The operator resets its password through the address (`reset-password`) and asks again.
+ */
+export class AdminAccountTakenError extends DataError {
+  readonly email: string;
+
+  constructor(email: string) {
+    super(
+      `an account with the e-mail ${email} exists with another password; run reset-password --email ${email} and set the password through its link, then try again`,
+    );
+    this.email = email;
+  }
+}

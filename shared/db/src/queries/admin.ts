@@ -1,6 +1,6 @@
-import { hashPassword } from '@sched/kit/passwords';
+import { hashPassword, verifyPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
-import { DuplicateRecordError } from '../errors.ts';
+import { AdminAccountTakenError, DuplicateRecordError } from '../errors.ts';
 import { createApiKey } from './api-keys.ts';
 import { type AuditContext, recordAuditEvent } from './audit-log.ts';
 import { createUser, findUserByEmail } from './users.ts';
@@ -15,9 +15,13 @@ export interface ServiceAdminInput {
  * Makes sure a service administrator with this e-mail (case-insensitive) exists, without issuing
  * a key. Creates the user when missing (e-mail taken as verified, onboarding complete, default
  * schedule); otherwise marks the existing user as service admin and fills in password and name
- * only where they are missing: an existing password is never overwritten. Safe to run concurrently.
+ * only where they are missing: an existing password is never overwritten. An existing account
+ * whose password is another one is never promoted (AdminAccountTakenError): whoever registered the
+ * address first, an unverified sign-up included, would become an administrator with their own
+ * password. An existing account that proves the password counts as verified from then on (the
+ * operator named the address). Safe to run concurrently.
  * A creation or a change is written with its audit event (`user.created`, `user.admin_granted`,
- * `user.password_set`; no address, name or password) in one transaction; `audit` names who acts
+ * `user.password_set`, `user.updated`; no address, name or password) in one transaction; `audit` names who acts
  * (the operator CLI), the system without one (the ADMIN_EMAIL bootstrap).
  */
 export async function ensureServiceAdminUser(
@@ -65,24 +69,34 @@ async function promote(
   const row = (await trx('users')
     .where({ id: userId })
     .forUpdate()
-    .first('password_hash', 'name', 'is_service_admin')) as
-    | { password_hash: string | null; name: string | null; is_service_admin: boolean }
+    .first('password_hash', 'name', 'is_service_admin', 'email_verified_at')) as
+    | {
+        password_hash: string | null;
+        name: string | null;
+        is_service_admin: boolean;
+        email_verified_at: Date | null;
+      }
     | undefined;
   if (!row) return userId;
   const setPassword = row.password_hash === null;
+  if (!setPassword && !(await verifyPassword(input.password, row.password_hash))) {
+    throw new AdminAccountTakenError(input.email);
+  }
   const setName = row.name === null && Boolean(input.name);
-  // Already an administrator with a password and a name: a repeated run changes nothing.
-  if (row.is_service_admin && !setPassword && !setName) return userId;
+  const setVerified = row.email_verified_at === null;
+  // Already an administrator with a password, a name and a verified address: nothing changes.
+  if (row.is_service_admin && !setPassword && !setName && !setVerified) return userId;
   const changes: Record<string, unknown> = { is_service_admin: true, updated_at: trx.fn.now() };
   if (setPassword) changes['password_hash'] = await hashPassword(input.password);
   if (setName) changes['name'] = input.name;
+  if (setVerified) changes['email_verified_at'] = trx.fn.now();
   await trx('users').where({ id: userId }).update(changes);
   await recordAuditEvent(trx, audit, {
-    action: row.is_service_admin ? 'user.password_set' : 'user.admin_granted',
+    action: !row.is_service_admin ? 'user.admin_granted' : setPassword ? 'user.password_set' : 'user.updated',
     targetType: 'user',
     targetId: userId,
-    before: { serviceAdmin: row.is_service_admin, hasPassword: !setPassword },
-    after: { serviceAdmin: true, hasPassword: true },
+    before: { serviceAdmin: row.is_service_admin, hasPassword: !setPassword, emailVerified: !setVerified },
+    after: { serviceAdmin: true, hasPassword: true, emailVerified: true },
     details: { nameSet: setName },
   });
   return userId;
