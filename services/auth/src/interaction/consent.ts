@@ -1,4 +1,4 @@
-import { rememberConsent } from '@sched/db/queries/consents';
+import { giveConsent } from '@sched/db/queries/consents';
 import { findUserById } from '@sched/db/queries/users';
 import { BadRequestError } from '@sched/kit/errors';
 import type { Context } from 'koa';
@@ -6,6 +6,7 @@ import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams } from '../http/params.ts';
+import { userAuditContext } from '../http/audit-context.ts';
 import { type AgentFacts, consentPage } from '../pages/consent.ts';
 import type { OAuthClient } from '@sched/db/queries/oauth-clients';
 import { agentScopeCeiling, isAgentRegistration, isLoopbackRedirect } from '@sched/policy/agent-clients';
@@ -106,7 +107,8 @@ export async function renderConsent(deps: AuthDeps, ctx: Context, interaction: I
 
 /**
  * POST /auth/interaction/:uid/consent with decision=allow|deny. Allow creates this authorization's
- * grant (legacy status recorded), remembers the consent for the user, client and scopes, and returns
+ * grant (legacy status recorded), remembers the consent for the user, client and scopes (audited as
+ * `grant.created`), and returns
  * to the authorization request, which redirects to the client with the code. Deny returns
  * access_denied to the client.
  */
@@ -140,7 +142,14 @@ export function consent(deps: AuthDeps) {
       legacy: client.isLegacy,
       resources: requestedResources(interaction.params),
     });
-    await rememberConsent(deps.runtime.stores.db.knex, Number(accountId), client.id, scopeList(scope));
+    const userId = Number(accountId);
+    await giveConsent(
+      deps.runtime.stores.db.knex,
+      userAuditContext(ctx, userId),
+      userId,
+      client.id,
+      scopeList(scope),
+    );
     await finishInteraction(deps, ctx, { consent: { grantId: grant.jti } }, true);
   };
 }

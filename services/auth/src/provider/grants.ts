@@ -1,4 +1,5 @@
-import { hasConsent } from '@sched/db/queries/consents';
+import { hasConsent, recordGrantFromRememberedConsent } from '@sched/db/queries/consents';
+import { userAuditContext } from '../http/audit-context.ts';
 import type { Knex } from 'knex';
 import type Provider from 'oidc-provider';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
@@ -57,7 +58,7 @@ export function grantIsLegacy(ctx: KoaContextWithOIDC | undefined): boolean {
 /**
  * oidc-provider's `loadExistingGrant`: the grant the consent step just created, or, when the signed-in
  * user has already allowed this client every requested scope (remembered consent), a new grant
- * made on the spot so no second prompt appears. Otherwise none: the consent prompt follows.
+ * made on the spot so no second prompt appears (audited as `grant.created`). Otherwise none: the consent prompt follows.
  */
 export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
   return async function load(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
@@ -83,12 +84,21 @@ export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
     });
     // The code carries the requested scopes that the grant holds: the widened ones with it.
     if (scope !== requested) (ctx.oidc.params as Record<string, unknown>).scope = scope;
-    return createGrant(provider, {
+    const grant = await createGrant(provider, {
       accountId,
       clientId: client.clientId,
       scope,
       legacy: record.isLegacy,
       resources: requestedResources(params),
     });
+    const userId = Number(accountId);
+    await recordGrantFromRememberedConsent(
+      knex,
+      userAuditContext(ctx, userId),
+      userId,
+      client.clientId,
+      scopeList(scope),
+    );
+    return grant;
   };
 }

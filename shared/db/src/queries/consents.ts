@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { type AuditContext, type NewAuditEvent, recordAuditEvent } from './audit-log.ts';
 import { isWellFormedClientId } from './oauth-clients.ts';
 
 /**
@@ -46,6 +47,53 @@ export async function rememberConsent(
            updated_at = now()`,
     [userId, clientId, [...new Set(scopes)].sort()],
   );
+}
+
+/** A grant in the audit log: who (the actor), which client, the user and the scopes granted. */
+function grantCreated(
+  userId: number,
+  clientId: string,
+  scopes: readonly string[],
+  consent: 'given' | 'remembered',
+): NewAuditEvent {
+  return {
+    action: 'grant.created',
+    targetType: 'oauth_client',
+    targetId: clientId,
+    after: { userId, scopes: [...new Set(scopes)].sort() },
+    details: { consent },
+  };
+}
+
+/**
+ * The user allowed the client `scopes` on the consent page: the consent is remembered
+ * (`rememberConsent`) with its `grant.created` event, in one transaction.
+ */
+export async function giveConsent(
+  knex: Knex,
+  audit: AuditContext,
+  userId: number,
+  clientId: string,
+  scopes: readonly string[],
+): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await rememberConsent(trx, userId, clientId, scopes);
+    await recordAuditEvent(trx, audit, grantCreated(userId, clientId, scopes, 'given'));
+  });
+}
+
+/**
+ * A grant made without a prompt from a remembered consent. The grant is in the token store, not
+ * in a database transaction: its event follows the store's write.
+ */
+export async function recordGrantFromRememberedConsent(
+  knex: Knex,
+  audit: AuditContext,
+  userId: number,
+  clientId: string,
+  scopes: readonly string[],
+): Promise<void> {
+  await recordAuditEvent(knex, audit, grantCreated(userId, clientId, scopes, 'remembered'));
 }
 
 /** Forgets the consent; the next authorization asks again. False when there was none. */
