@@ -3,6 +3,7 @@ import type { Actor } from '@sched/clients/rights';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
+import { userAuditContext } from '../http/audit-context.ts';
 import { PATHS } from '../paths.ts';
 import { TTL } from '../provider/configuration.ts';
 
@@ -37,11 +38,7 @@ export async function signedInUser(deps: AuthDeps, ctx: Context): Promise<Signed
             userId: user.id,
             serviceAdmin: user.isServiceAdmin,
             // Who acts on the settings and admin pages, for the audit events of what they change.
-            audit: {
-              actor: { kind: 'user' as const, userId: user.id },
-              requestId: (ctx.state as { requestId?: string }).requestId ?? null,
-              ipAddress: ctx.ip || null,
-            },
+            audit: userAuditContext(ctx, user.id),
           },
         }
       : null;
