@@ -1,5 +1,5 @@
 import test from 'ava';
-import { FlowBrowser, type PageResult } from '../support/oauth.ts';
+import { clientCredentials, FlowBrowser, type PageResult } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { insertClient, insertUser } from '../support/factories.ts';
 
@@ -21,13 +21,16 @@ test.serial(
   'token endpoint: over 1200 requests a minute for one client get 429 with Retry-After',
   async (t) => {
     const client = await insertClient(system.stores.db.knex);
+    const otherClient = await insertClient(system.stores.db.knex);
+    // Authenticated requests (a refresh token that does not exist): only those are counted.
+    const credentials = (clientId: string) =>
+      clientCredentials(clientId === client.client.id ? client : otherClient);
     const send = (clientId: string) =>
       fetch(`${system.url}/v2/auth/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
-          client_id: clientId,
-          client_secret: 'wrong',
+          ...credentials(clientId),
           grant_type: 'refresh_token',
           refresh_token: 'x',
         }),
@@ -41,7 +44,7 @@ test.serial(
       }
     }
     t.true(
-      statuses.every((status) => status === 401),
+      statuses.every((status) => status === 400),
       'the first 1200 are answered normally',
     );
     const limited = await send(client.client.id);
@@ -52,8 +55,7 @@ test.serial(
     t.regex(body.error_description, /Too many token requests/);
     t.is(limited.headers.get('cache-control'), 'no-store');
 
-    const otherClient = await insertClient(system.stores.db.knex);
-    t.is((await send(otherClient.client.id)).status, 401, 'other clients are not affected');
+    t.is((await send(otherClient.client.id)).status, 400, 'other clients are not affected');
   },
 );
 

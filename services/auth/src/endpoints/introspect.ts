@@ -138,6 +138,8 @@ export function introspectionEndpoint(deps: AuthDeps) {
       });
     }
     const named = { ...presented, clientId: presented.clientId };
+    const caller = await authenticate(deps, ctx, named, challenge);
+    // Counted once authenticated: a wrong secret must not use up the caller's allowance.
     await enforceLimit(
       store,
       rateKeys.introspectClient(named.clientId),
@@ -145,7 +147,6 @@ export function introspectionEndpoint(deps: AuthDeps) {
       'introspection requests',
       ctx.res,
     );
-    const caller = await authenticate(deps, ctx, named, challenge);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');
     const hint = params.token_type_hint;
     ctx.status = 200;

@@ -20,6 +20,11 @@ export function revocationEndpoint(deps: AuthDeps) {
     if (ctx.path !== PATHS.revoke || ctx.method !== 'POST') return next();
     const { body, params, presented } = await readClientRequest(ctx);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');
+    const challenge = basicChallenge(deps.issuer, presented);
+    authenticateClient(await deps.loadClient(ctx.state, presented.clientId), presented, challenge, {
+      anyReviewStatus: true,
+    });
+    // Counted once authenticated: a wrong secret must not use up the client's allowance.
     await enforceLimit(
       store,
       rateKeys.revokeClient(presented.clientId),
@@ -27,10 +32,6 @@ export function revocationEndpoint(deps: AuthDeps) {
       'revocation requests',
       ctx.res,
     );
-    const challenge = basicChallenge(deps.issuer, presented);
-    authenticateClient(await deps.loadClient(ctx.state, presented.clientId), presented, challenge, {
-      anyReviewStatus: true,
-    });
     replayToProvider(ctx, body, true);
 
     await next();

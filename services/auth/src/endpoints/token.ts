@@ -19,10 +19,10 @@ import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 /**
  * POST /v2/auth/oauth2/token in front of oidc-provider, as a named pipeline of small steps over one
  * typed request state (the way oidc-provider's own `lib/actions/token.js` is an array of named
- * middleware): read the request, check the grant type, count the rate and resolve the client,
- * authenticate it, answer a retry within the refresh window, let the provider run the grant,
- * settle the store writes in one atomic step, answer. The contract's order of checks (client_id,
- * grant_type, rate limit, client, secret, approval) is the order of the steps.
+ * middleware): read the request, check the grant type, resolve the client, authenticate it, count
+ * the request against the client's limit, answer a retry within the refresh window, let the
+ * provider run the grant, settle the store writes in one atomic step, answer. The order of checks
+ * (client_id, grant_type, client, secret, approval, rate limit) is the order of the steps.
  */
 
 /** Everything one token request knows, filled in step by step. */
@@ -43,6 +43,8 @@ export interface TokenRequest {
   answer: TokenAnswer | undefined;
   /** What the provider threw (not a refusal it rendered), rethrown after the store is settled. */
   thrown: { error: unknown } | undefined;
+  /** The count against the client's limit, awaited before anything is written or answered. */
+  counted: Promise<void> | undefined;
 }
 
 interface Endpoint {
@@ -72,37 +74,27 @@ async function readRequest(ctx: Context): Promise<TokenRequest> {
     refreshRecord: undefined,
     answer: undefined,
     thrown: undefined,
+    counted: undefined,
   };
 }
 
 /**
- * The rate-limit count and the client are read side by side; for a refresh the client's cache
- * version comes with the refresh token in one store read, and the record is handed on to
- * oidc-provider so it does not read it again. A request over the limit is refused before the
- * client is authenticated all the same.
+ * The client; for a refresh its cache version comes with the refresh token in one store read, and
+ * the record is handed on to oidc-provider so it does not read it again.
  */
-const limitAndResolveClient: Step = async ({ deps }, ctx, request) => {
+const resolveClient: Step = async ({ deps }, ctx, request) => {
   const store = deps.runtime.stores.tokenStore;
   const { clientId } = request.presented;
-  const [, client] = await Promise.all([
-    enforceLimit(
-      store,
-      rateKeys.tokenClient(clientId),
-      deps.runtime.config.rateLimits.token,
-      'token requests',
-      ctx.res,
-    ),
-    (async () => {
-      if (!request.refreshToken) return deps.loadClient(ctx.state, clientId).catch(documentRefused);
-      const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [
-        clientVersionKey(clientId),
-      ]);
-      request.refreshRecord = record;
-      prefetched(ctx.state, 'RefreshToken', request.refreshToken, record);
-      return deps.clients.remember(ctx.state, clientId, versions[0] ?? 0);
-    })(),
+  if (!request.refreshToken) {
+    request.client = (await deps.loadClient(ctx.state, clientId).catch(documentRefused)) ?? undefined;
+    return;
+  }
+  const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [
+    clientVersionKey(clientId),
   ]);
-  request.client = client ?? undefined;
+  request.refreshRecord = record;
+  prefetched(ctx.state, 'RefreshToken', request.refreshToken, record);
+  request.client = (await deps.clients.remember(ctx.state, clientId, versions[0] ?? 0)) ?? undefined;
 };
 
 /** An agent whose metadata document cannot be used is not a client we can authenticate. */
@@ -117,6 +109,25 @@ const authenticate: Step = ({ deps }, _ctx, request) => {
   authenticateClient(request.client ?? null, request.presented, request.challenge, {
     agentPolicy: deps.runtime.config.agents.policy,
   });
+};
+
+/**
+ * Only an authenticated request counts against its client's limit: anyone may send a client's id
+ * with a wrong secret, and counting those would let them use up the client's allowance and lock
+ * its users out. The count runs while the request goes on (the grant's reads share its round
+ * trip); its answer is awaited before anything is written (`settle`) or answered.
+ */
+const countRequest: Step = ({ deps }, ctx, request) => {
+  const counted = enforceLimit(
+    deps.runtime.stores.tokenStore,
+    rateKeys.tokenClient(request.presented.clientId),
+    deps.runtime.config.rateLimits.token,
+    'token requests',
+    ctx.res,
+  );
+  // Awaited later; until then a refusal must not count as an unhandled rejection.
+  counted.catch(() => {});
+  request.counted = counted;
 };
 
 /**
@@ -173,6 +184,8 @@ const runGrant: Step = async (_endpoint, ctx, request, provider) => {
  * gets the winner's answer from it; otherwise the loser is refused as a replay.
  */
 const settle: Step = async ({ deps, window }, ctx, request) => {
+  // Over the limit: refused before any write (a code or refresh token is not used up).
+  await request.counted;
   const store = deps.runtime.stores.tokenStore;
   const { consume, writes } = takeTokenWrites(ctx.state);
   const { refreshToken, answer } = request;
@@ -198,8 +211,9 @@ const settle: Step = async ({ deps, window }, ctx, request) => {
 
 /** After the retry step and the grant: a request with an answer skips what is left. */
 const UNTIL_ANSWERED: ReadonlyArray<[string, Step]> = [
-  ['limitAndResolveClient', limitAndResolveClient],
+  ['resolveClient', resolveClient],
   ['authenticate', authenticate],
+  ['countRequest', countRequest],
   ['answerRetry', answerRetry],
 ];
 const GRANT: ReadonlyArray<[string, Step]> = [
@@ -228,7 +242,8 @@ export function tokenEndpoint(deps: AuthDeps) {
       if (request.answer) break;
     }
     if (!request.answer) for (const [, step] of GRANT) await step(endpoint, ctx, request, next);
-    // answer
+    // answer (a retry's kept answer did not settle: its count is awaited here)
+    await request.counted;
     if (request.thrown) throw request.thrown.error;
     if (request.answer) {
       ctx.status = 200;
