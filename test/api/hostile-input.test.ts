@@ -171,7 +171,11 @@ test('OAuth endpoints refuse a NUL, a lone surrogate and encoded bodies with inv
 
 test('headers over the limit get a 431 in the error envelope', async (t) => {
   const url = new URL(world.system.url);
-  const answer = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+  const answer = await new Promise<{
+    status: number | undefined;
+    headers: Record<string, unknown>;
+    body: string;
+  }>((resolve, reject) => {
     const req = request(
       { host: url.hostname, port: url.port, path: '/v2/me', headers: { 'x-big': 'a'.repeat(20_000) } },
       (res) => {
@@ -179,7 +183,7 @@ test('headers over the limit get a 431 in the error envelope', async (t) => {
         res.on('data', (chunk) => {
           body += chunk;
         });
-        res.on('end', () => resolve({ status: res.statusCode, body }));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body }));
       },
     );
     req.on('error', reject);
@@ -188,6 +192,9 @@ test('headers over the limit get a 431 in the error envelope', async (t) => {
   t.is(answer.status, 431);
   const body = JSON.parse(answer.body);
   t.like(body, { status: 'error', path: '/v2/me', error: { code: 'RequestHeaderFieldsTooLarge' } });
+  // Written by the server itself, it still carries what every answer does.
+  t.truthy(answer.headers['x-request-id']);
+  t.is(answer.headers['x-content-type-options'], 'nosniff');
 });
 
 test('a method the path does not take is a 405 in the envelope, with Allow', async (t) => {

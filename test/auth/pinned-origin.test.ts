@@ -1,10 +1,12 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import test from 'ava';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
 /**
  * Issuer and every advertised URL come from APP_URL, never from the Host or X-Forwarded-Host
- * header; Strict-Transport-Security goes on every response when the public URL is https.
+ * header; Strict-Transport-Security goes on every response when the public URL is https, the
+ * HTTP server's own answers (health, metrics, the parser's refusals) included.
  */
 
 /** A GET with headers fetch will not let us set (Host). */
@@ -23,6 +25,29 @@ function get(system: TestSystem, path: string, headers: Record<string, string>) 
       req.end();
     },
   );
+}
+
+/** Raw bytes on a fresh connection (what Node's HTTP client refuses to send); the raw answer's head. */
+function sendRaw(system: TestSystem, bytes: string) {
+  const url = new URL(system.url);
+  return new Promise<{ status: number; headers: Map<string, string> }>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [statusLine = '', ...lines] = answer.split('\r\n\r\n', 1)[0]!.split('\r\n');
+      const headers = new Map(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers });
+    });
+  });
 }
 
 test('discovery advertises the configured origin whatever Host and X-Forwarded-Host say', async (t) => {
@@ -62,4 +87,40 @@ test('an https public URL puts Strict-Transport-Security on every response of bo
   }
   const discovery = JSON.parse((await get(system, '/.well-known/oauth-authorization-server', {})).body);
   t.is(discovery.token_endpoint, 'https://sched.example.test/v2/auth/oauth2/token');
+});
+
+test("an https public URL: the HTTP server's own answers carry the security headers and a request id", async (t) => {
+  const system = await startTestSystem({
+    APP_URL: 'https://sched.example.test',
+    BASE_URL: 'https://sched.example.test',
+    METRICS_ENABLED: 'true',
+  });
+  t.teardown(() => system.close());
+  const hsts = 'max-age=31536000; includeSubDomains';
+  for (const path of ['/health/alive', '/health/ready', '/metrics']) {
+    const answer = await get(system, path, {});
+    t.is(answer.status, 200, path);
+    t.is(answer.headers['strict-transport-security'], hsts, path);
+    t.is(answer.headers['x-content-type-options'], 'nosniff', path);
+    t.regex(String(answer.headers['x-request-id']), /^[\w.:-]+$/, path);
+  }
+  const kept = await get(system, '/health/alive', { 'x-request-id': 'gateway-id-1' });
+  t.is(kept.headers['x-request-id'], 'gateway-id-1', 'a valid incoming id is kept');
+
+  const tooLarge = await sendRaw(
+    system,
+    `GET /v2/me HTTP/1.1\r\nHost: sched.example.test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+  );
+  const malformed = await sendRaw(system, 'GET /v2/me HTTP/1.1\r\nHost sched.example.test\r\n\r\n');
+  for (const [name, answer, status] of [
+    ['431', tooLarge, 431],
+    ['malformed', malformed, 400],
+  ] as const) {
+    t.is(answer.status, status, name);
+    t.is(answer.headers.get('strict-transport-security'), hsts, name);
+    t.is(answer.headers.get('x-content-type-options'), 'nosniff', name);
+    t.is(answer.headers.get('x-frame-options'), 'DENY', name);
+    t.regex(answer.headers.get('x-request-id') ?? '', /^[\w.:-]+$/, name);
+  }
+  t.not(tooLarge.headers.get('x-request-id'), malformed.headers.get('x-request-id'), 'a fresh id each');
 });

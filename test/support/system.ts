@@ -82,6 +82,7 @@ export async function startTestSystem(
     onClose: service.onClose,
     shutdownTimeoutMs: 2000,
     metrics: metricsOptions(config, service),
+    publicUrls: [config.appUrl, config.baseUrl],
   });
   return {
     url: server.url,

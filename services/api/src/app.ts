@@ -6,11 +6,13 @@ import { resourceMetadataChallenge } from './auth/resource-challenge.ts';
 import { dataErrorToAppError } from './errors/data-errors.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { jsonBody } from './middleware/json-body.ts';
-import { mountDocs } from './openapi/mount.ts';
+import { isDocsPage, mountDocs } from './openapi/mount.ts';
 import { routes } from './routes/index.ts';
 import { mountRoutes } from './pipeline/mount.ts';
 import type { AnyRoute } from './routing/route.ts';
 import { RouteTable } from './routing/route-table.ts';
+
+const PREFIX = '/v2';
 
 /**
  * The resource API (/v2) and its MCP server (/mcp) as a Koa app; main.ts (standalone) or the launcher (all-in-one) serves it.
@@ -20,20 +22,21 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   const app = new Koa({ proxy: deps.config.trustProxy });
   app.silent = true; // errors are rendered and logged by errorEnvelope
   // Compiled once: routes, then the docs (a route declared with the same path would win).
-  const table = new RouteTable('/v2');
+  const table = new RouteTable(PREFIX);
   const control = mountRoutes(table, routeList, deps);
   mountDocs(table, routeList, deps.config);
 
   // Request context, security headers, CORS (bearer credentials only, no cookies: any origin may
-  // call the API from a browser), the error envelope with the resources' Bearer challenge, and the
-  // request target's check: one middleware (kit/http/service-entry.ts), the hot path's cost.
+  // call the API from a browser; none on the docs page, a page), the error envelope with the
+  // resources' Bearer challenge, and the request target's check: one middleware
+  // (kit/http/service-entry.ts), the hot path's cost.
   app.use(
     serviceEntry({
       service: 'api',
       logger: deps.logger,
       accessLog: deps.config.accessLog,
       publicUrl: deps.config.baseUrl,
-      bearerCors: true,
+      bearerCors: (path) => !isDocsPage(PREFIX, path),
       translate: (error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error),
       finish: resourceMetadataChallenge(control.resources),
     }),

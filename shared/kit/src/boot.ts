@@ -71,6 +71,7 @@ export async function bootService(
     // Behind a gateway (TRUST_PROXY) the gateway pools connections: let it close its idle ones.
     idleGraceMs: config.trustProxy ? IDLE_GRACE_MS : 0,
     metrics: metricsOptions(config, service),
+    publicUrls: [config.appUrl, config.baseUrl],
   }).catch((error: unknown) => failStartup(error));
   exitOnSignals(running.close, logger);
   logger.info({ url: running.url, ...service.describe?.(running.url) }, `${name} listening`);

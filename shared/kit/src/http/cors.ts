@@ -8,7 +8,9 @@ import type { Context, Next } from 'koa';
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 // Mcp-Protocol-Version: MCP clients in a browser (the MCP server at /mcp, contract §17).
-const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, Mcp-Protocol-Version';
+// x-svc-secret-key: the API's deprecated managed-user routes (/v2/oauth-clients/{clientId}/users*)
+// authenticate with it instead of Authorization.
+const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, Mcp-Protocol-Version, x-svc-secret-key';
 const EXPOSE_HEADERS =
   'WWW-Authenticate, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Deprecation, Sunset';
 /** Browsers cap it (Chromium at 2 hours); a day asks for the most each allows. */

@@ -24,11 +24,20 @@ export function securityHeaders(options: { publicUrl: string }) {
   };
 }
 
-/** The headers' step alone (the resource API's entry middleware runs it, service-entry.ts). */
-export function securityHeaderSetter(options: { publicUrl: string }): (ctx: Context) => void {
-  const headers: ReadonlyArray<readonly [string, string]> = options.publicUrl.startsWith('https:')
+/**
+ * The headers for the public URLs a response may be reached at: Strict-Transport-Security added
+ * when one is https (a process serving both services answers on APP_URL and BASE_URL; browsers
+ * ignore HSTS received over plain http). The HTTP server's own answers use it too (server.ts).
+ */
+export function securityHeaderList(publicUrls: readonly string[]): ReadonlyArray<readonly [string, string]> {
+  return publicUrls.some((url) => url.startsWith('https:'))
     ? [...HEADERS, ['Strict-Transport-Security', HSTS]]
     : HEADERS;
+}
+
+/** The headers' step alone (the resource API's entry middleware runs it, service-entry.ts). */
+export function securityHeaderSetter(options: { publicUrl: string }): (ctx: Context) => void {
+  const headers = securityHeaderList([options.publicUrl]);
   return (ctx) => {
     // Straight on the Node response: constant, valid strings need none of ctx.set's normalising
     // (which allocates arrays per call), and nothing has been sent yet.

@@ -4,7 +4,8 @@ import { type AddressInfo, Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logger.ts';
 import { enableProcessMetrics, renderMetrics } from './metrics.ts';
-import { requestIdFrom } from './request-context.ts';
+import { newRequestId, requestIdFrom } from './request-context.ts';
+import { securityHeaderList } from './security-headers.ts';
 import { APP_VERSION } from '../version.ts';
 
 /** `GET /health/alive`: the process is up, and which version it runs (read once at start-up). */
@@ -36,6 +37,12 @@ export interface ServiceServerOptions {
   idleGraceMs?: number;
   /** `/metrics`: off (the service's own 404), or on, behind a bearer token when one is set. */
   metrics?: { enabled: boolean; token: string | undefined };
+  /**
+   * The configured public URLs (APP_URL, BASE_URL). The server's own answers (health, metrics,
+   * the parser's refusals) carry the apps' security headers, HSTS when one is https (default: none
+   * given, plain http).
+   */
+  publicUrls?: readonly string[];
 }
 
 export interface RunningServer {
@@ -56,12 +63,27 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, requestId: string): void {
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'X-Request-Id': requestId,
-  });
+type HeaderList = ReadonlyArray<readonly [string, string]>;
+
+/**
+ * What the server answers itself never passes through the apps' middleware, so it sets what they
+ * would: the security headers and an X-Request-Id (the request's when valid, else a fresh one).
+ */
+function setOwnHeaders(req: IncomingMessage, res: ServerResponse, headers: HeaderList): ServerResponse {
+  for (const [name, value] of headers) res.setHeader(name, value);
+  res.setHeader('X-Request-Id', requestIdFrom(req.headers['x-request-id']));
+  return res;
+}
+
+/** The same headers as raw header lines, for an answer written on the socket (a fresh id each). */
+function ownHeaderLines(headers: HeaderList): string {
+  let lines = '';
+  for (const [name, value] of headers) lines += `${name}: ${value}\r\n`;
+  return `${lines}X-Request-Id: ${newRequestId()}\r\n`;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
   res.end(JSON.stringify(body));
 }
 
@@ -100,7 +122,11 @@ function targetOf(rawPacket: unknown): string {
  * Node answers a request its parser refuses (headers over the limit, a broken request line) with
  * a bare status line. This answers in the contract's envelope instead, then closes the connection.
  */
-function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+function answerClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Duplex,
+  headers: HeaderList,
+): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -116,7 +142,9 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: unknown 
     `HTTP/1.1 ${answer.status} ${answer.reason}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
+      'Cache-Control: no-store\r\nConnection: close\r\n' +
+      ownHeaderLines(headers) +
+      '\r\n' +
       body,
   );
 }
@@ -145,6 +173,7 @@ export async function runReadinessChecks(checks: ReadinessCheck[], logger: Logge
 export async function startServiceServer(options: ServiceServerOptions): Promise<RunningServer> {
   enableProcessMetrics();
   let draining = false;
+  const ownHeaders = securityHeaderList(options.publicUrls ?? []);
 
   const server = createServer((req, res) => {
     if (draining) res.setHeader('Connection', 'close');
@@ -152,24 +181,22 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
       const url = req.url ?? '/';
       const query = url.indexOf('?');
       const path = query === -1 ? url : url.slice(0, query);
-      if (path === '/health/alive')
-        return sendJson(res, 200, ALIVE, requestIdFrom(req.headers['x-request-id']));
+      if (path === '/health/alive') return sendJson(setOwnHeaders(req, res, ownHeaders), 200, ALIVE);
       if (path === '/health/ready') {
-        const requestId = requestIdFrom(req.headers['x-request-id']);
-        if (draining) return sendJson(res, 503, { status: 'draining', checks: {} }, requestId);
+        setOwnHeaders(req, res, ownHeaders);
+        if (draining) return sendJson(res, 503, { status: 'draining', checks: {} });
         runReadinessChecks(options.checks, options.logger).then(
           (result) =>
-            sendJson(
-              res,
-              result.ok ? 200 : 503,
-              { status: result.ok ? 'ok' : 'unavailable', checks: result.checks },
-              requestId,
-            ),
-          () => sendJson(res, 503, { status: 'unavailable', checks: {} }, requestId),
+            sendJson(res, result.ok ? 200 : 503, {
+              status: result.ok ? 'ok' : 'unavailable',
+              checks: result.checks,
+            }),
+          () => sendJson(res, 503, { status: 'unavailable', checks: {} }),
         );
         return;
       }
       if (path === '/metrics' && (options.metrics?.enabled ?? true)) {
+        setOwnHeaders(req, res, ownHeaders);
         if (!metricsAllowed(req, options.metrics?.token)) {
           res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'WWW-Authenticate': 'Bearer' });
           res.end('metrics need the bearer token (METRICS_TOKEN)\n');
@@ -190,7 +217,7 @@ export async function startServiceServer(options: ServiceServerOptions): Promise
     }
     options.handler(req, res);
   });
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error, socket) => answerClientError(error, socket, ownHeaders));
   // Slow-loris and idle keep-alive bounds; Node's defaults are generous.
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;

@@ -14,12 +14,18 @@ export interface ServiceEntryOptions {
   accessLog: boolean;
   /** The configured public URL (https adds Strict-Transport-Security). */
   publicUrl: string;
-  /** Bearer CORS on every path (bearerCors). */
-  bearerCors: boolean;
+  /** Bearer CORS (bearerCors): on every path (true), none (false), or the paths this accepts. */
+  bearerCors: boolean | ((path: string) => boolean);
   /** See errorEnvelope. */
   translate?: ErrorTranslator;
   /** Runs on every answer once rendered, error or not (the resource API: its Bearer challenge). */
   finish?: (ctx: Context) => void;
+}
+
+/** The CORS step for the `bearerCors` option, or none. */
+function corsStepOf(bearerCors: ServiceEntryOptions['bearerCors']) {
+  if (bearerCors === false) return undefined;
+  return bearerCors === true ? bearerCorsStep() : bearerCorsStep(bearerCors);
 }
 
 /**
@@ -31,7 +37,7 @@ export interface ServiceEntryOptions {
 export function serviceEntry(options: ServiceEntryOptions) {
   const { service, logger, accessLog, translate, finish } = options;
   const setSecurityHeaders = securityHeaderSetter({ publicUrl: options.publicUrl });
-  const answerCors = options.bearerCors ? bearerCorsStep() : undefined;
+  const answerCors = corsStepOf(options.bearerCors);
   return async function serviceEntryMiddleware(ctx: Context, next: Next) {
     const started = performance.now();
     const requestId = beginRequest(ctx, logger);
