@@ -218,7 +218,8 @@ test.before(async () => {
  */
 interface Fresh {
   users: number[];
-  orgMemberUsers: number[];
+  /** Addresses of users with a pending invitation to the organization (by id). */
+  orgInvitees: string[];
   orgMemberships: number[];
   teamMemberships: number[];
   roles: string[];
@@ -228,7 +229,9 @@ const fresh = new Map<Pbac, Fresh>();
 async function prepareFresh(world: World): Promise<Fresh> {
   const knex = system.stores.db.knex;
   const perEndpoint = 40;
-  const users = (await insertUsers(knex, perEndpoint * 7, { withApiKeys: false })).map((u) => u.id);
+  const created = await insertUsers(knex, perEndpoint * 7, { withApiKeys: false });
+  const emails = new Map(created.map((u) => [u.id, u.email]));
+  const users = created.map((u) => u.id);
   const take = (n: number) => users.splice(0, n);
   const plain = take(perEndpoint);
   const orgMemberUsers = take(perEndpoint * 2);
@@ -253,7 +256,8 @@ async function prepareFresh(world: World): Promise<Fresh> {
   );
   const roles: string[] = [];
   for (let i = 0; i < perEndpoint; i++) roles.push(await insertCustomRole(knex, world.orgId, []));
-  return { users: plain, orgMemberUsers, orgMemberships, teamMemberships, roles };
+  const orgInvitees = orgMemberUsers.map((userId) => emails.get(userId)!);
+  return { users: plain, orgInvitees, orgMemberships, teamMemberships, roles };
 }
 
 function next<T>(list: T[]): T {
@@ -262,8 +266,7 @@ function next<T>(list: T[]): T {
   return value;
 }
 
-const freshUser = async (world: World, orgMember: boolean) =>
-  next(orgMember ? fresh.get(world.pbac)!.orgMemberUsers : fresh.get(world.pbac)!.users);
+const freshOrgInvitee = async (world: World) => next(fresh.get(world.pbac)!.orgInvitees);
 const freshMembership = async (world: World, parent: 'organization' | 'team') =>
   next(
     parent === 'organization'
@@ -329,15 +332,16 @@ const ENDPOINTS: Endpoint[] = [
       scope: f.write,
       tokenScopes: f.writeScopes,
       okStatus: 201,
-      // An organization invites (by e-mail here: always allowed); a team of the organization adds
-      // the organization's pending members (pending too).
+      // An organization invites (by e-mail here: always allowed); a team of the organization
+      // invites the organization's pending members (by e-mail: an id of theirs is no shared
+      // membership, so it is 404 for anyone).
       request: async (w) => ({
         method: 'POST',
         path: f.base(w),
         body:
           f.level === 'organization'
             ? { email: `matrix-${w.pbac}-${++invited}@example.com`, role: 'member' }
-            : { userId: await freshUser(w, true), role: 'member', accepted: true },
+            : { email: await freshOrgInvitee(w), role: 'member', accepted: true },
       }),
     },
     ...(f.level === 'organization'

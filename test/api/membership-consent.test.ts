@@ -146,6 +146,126 @@ test('an invitation by e-mail answers alike whether the address has an account, 
   t.regex(one.text, /\/auth\/settings\/invitations/);
 });
 
+test("an organization team's invitation by e-mail answers alike whether the address has an account invited to the organization", async (t) => {
+  // The caller is a team ADMIN but only an organization MEMBER: the organization's list is not theirs.
+  const scene = await buildScene(knex(), {
+    teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+    pending: { org: 'MEMBER', accepted: false },
+  });
+  t.is(
+    (
+      await call('GET', `/v2/organizations/${scene.orgId}/memberships`, {
+        token: scene.users.teamAdmin.apiKey,
+      })
+    ).status,
+    403,
+  );
+  // One address with an account invited to the organization by id, one invited by e-mail with none.
+  const nobody = `nobody-${Date.now()}@example.test`;
+  await knex()('memberships').insert({
+    invited_email: nobody,
+    organization_id: scene.orgId,
+    role: 'MEMBER',
+    accepted: false,
+  });
+  const path = `/v2/organizations/${scene.orgId}/teams/${scene.teamId}/memberships`;
+  const typed = scene.users.pending.email.toUpperCase();
+  const toAccount = await call('POST', path, {
+    token: scene.users.teamAdmin.apiKey,
+    body: { email: typed, role: 'MEMBER' },
+  });
+  const toNobody = await call('POST', path, {
+    token: scene.users.teamAdmin.apiKey,
+    body: { email: nobody, role: 'MEMBER' },
+  });
+  t.is(toAccount.status, 201, JSON.stringify(toAccount.body));
+  t.is(toNobody.status, 201, JSON.stringify(toNobody.body));
+  const shape = (data: Record<string, unknown> & { user: Record<string, unknown> }) => ({
+    ...data,
+    id: 0,
+    user: { ...data.user, email: '' },
+  });
+  t.deepEqual(shape(toAccount.body.data), shape(toNobody.body.data));
+  // The address typed, never the account found by it.
+  t.like(toAccount.body.data, { userId: null, accepted: false, user: { email: typed, username: null } });
+  t.like(toNobody.body.data, { userId: null, accepted: false, user: { email: nobody } });
+  const listed = await call('GET', path, { token: scene.users.teamAdmin.apiKey });
+  t.false(listed.body.data.some((m: { userId: number | null }) => m.userId === scene.users.pending.id));
+
+  // The invitee (verified address) answers: the organization first, then the team.
+  const invitee = scene.users.pending;
+  const mine = await call('GET', '/v2/me/invitations', { token: invitee.apiKey });
+  t.deepEqual(
+    mine.body.data.map((i: { id: number }) => i.id),
+    [scene.orgMembership.pending, toAccount.body.data.id],
+  );
+  const early = await call('POST', `/v2/me/invitations/${toAccount.body.data.id}/accept`, {
+    token: invitee.apiKey,
+  });
+  t.is(early.status, 409);
+  t.is(
+    (
+      await call('POST', `/v2/me/invitations/${scene.orgMembership.pending}/accept`, {
+        token: invitee.apiKey,
+      })
+    ).status,
+    200,
+  );
+  const joined = await call('POST', `/v2/me/invitations/${toAccount.body.data.id}/accept`, {
+    token: invitee.apiKey,
+  });
+  t.is(joined.status, 200);
+  t.like(joined.body.data, { userId: invitee.id, accepted: true, teamId: scene.teamId });
+});
+
+test('an organization team: an id whose only membership is a pending invitation to the organization is "not found" like a stranger\'s', async (t) => {
+  const scene = await buildScene(knex(), {
+    teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+    pending: { org: 'MEMBER', accepted: false },
+  });
+  const path = `/v2/organizations/${scene.orgId}/teams/${scene.teamId}/memberships`;
+  const stranger = await insertUser(knex());
+  const responses = [];
+  for (const userId of [scene.users.pending.id, stranger.id, NEVER_USED_ID]) {
+    responses.push(
+      await call('POST', path, { token: scene.users.teamAdmin.apiKey, body: { userId, role: 'MEMBER' } }),
+    );
+  }
+  for (const response of responses) {
+    t.is(response.status, 404, JSON.stringify(response.body));
+    t.is(response.body.error.message, 'User not found');
+    t.deepEqual(withoutVolatile(response.body), withoutVolatile(responses[2]!.body));
+  }
+  // Nothing was made: only the organization's invitation waits.
+  t.is(
+    (await knex()('memberships').where({ user_id: scene.users.pending.id, team_id: scene.teamId }).first()) ??
+      null,
+    null,
+  );
+  const mine = await call('GET', '/v2/me/invitations', { token: scene.users.pending.apiKey });
+  t.deepEqual(
+    mine.body.data.map((i: { id: number }) => i.id),
+    [scene.orgMembership.pending],
+  );
+  // By e-mail the pending invitee still gets a pending team invitation.
+  const byEmail = await call('POST', path, {
+    token: scene.users.teamAdmin.apiKey,
+    body: { email: scene.users.pending.email, role: 'MEMBER' },
+  });
+  t.is(byEmail.status, 201);
+  t.like(byEmail.body.data, { userId: null, accepted: false });
+  // Someone the caller shares an accepted team with may be named by id: a pending team membership.
+  const shared = await insertTeam(knex(), null);
+  await insertMembership(knex(), { userId: scene.users.teamAdmin.id, teamId: shared, role: 'MEMBER' });
+  await insertMembership(knex(), { userId: scene.users.pending.id, teamId: shared, role: 'MEMBER' });
+  const known = await call('POST', path, {
+    token: scene.users.teamAdmin.apiKey,
+    body: { userId: scene.users.pending.id, role: 'MEMBER' },
+  });
+  t.is(known.status, 201);
+  t.like(known.body.data, { userId: scene.users.pending.id, accepted: false });
+});
+
 test('the invitation round trip by e-mail: the e-mail arrives, only the invitee accepts, then the inviter sees the profile', async (t) => {
   const inviter = await insertUser(knex(), { name: 'Org Inviter' });
   const invitee = await insertUser(knex(), { name: 'Invited Person' });

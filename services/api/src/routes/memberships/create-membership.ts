@@ -42,8 +42,11 @@ const INVITATION_RULES =
 const ORGANIZATION_TEAM_RULES =
   'Adds an accepted member of the organization directly (accepted true unless `accepted: false`); a ' +
   'pending member of the organization (or an address invited to it) gets a pending team membership and ' +
-  'an e-mail. Anyone else: 400 "The user must be a member of the organization first (an invitation is ' +
-  'enough)" (404 "User not found" for an id the caller shares nothing with).';
+  'an e-mail: by `email`, an invitation to the address typed (userId null, the same answer whether or ' +
+  'not the address has an account); by `userId`, only for a user the caller shares an accepted ' +
+  'membership with. Anyone else: 400 "The user must be a member of the organization first (an ' +
+  'invitation is enough)" (404 "User not found" for an id the caller shares no accepted membership ' +
+  'with, a pending invitation to the organization included).';
 
 export const createMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
   defineRoute({

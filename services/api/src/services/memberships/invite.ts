@@ -67,7 +67,7 @@ export async function addMembership(
   const invitee =
     organizationOfTeam === null
       ? await inviteeOfInvitation(deps, caller, parent, input)
-      : await inviteeOfOrganizationTeam(deps, caller, organizationOfTeam, input);
+      : await inviteeOfOrganizationTeam(deps, caller, parent, organizationOfTeam, input);
   // Each invitation e-mails someone the caller chose: bounded per inviter, before anything is made.
   if (!invitee.accepted) await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
   // Its event: `membership.invited`, or `membership.added` for a team of an organization's member.
@@ -94,50 +94,83 @@ async function inviteeOfInvitation(
   input: NewMembershipInput,
 ): Promise<Invitee> {
   if (input.accepted === true) throw new ForbiddenError(MUST_ACCEPT);
-  const knex = deps.stores.db.knex;
-  if ('email' in input) {
-    // Accepted members are listed to the inviter anyway; an address with no membership here
-    // (account or not) gets an invitation.
-    const existing = await findMembershipByEmail(knex, parent, input.email);
-    if (existing?.accepted) throw alreadyMember(parent, 'body.email');
-    return { member: { email: input.email }, accepted: false };
-  }
-  if (!(await shareAcceptedMembership(knex, caller.userId, input.userId))) {
-    throw new NotFoundError(USER_NOT_FOUND);
-  }
+  if ('email' in input) return invitationOfAddress(deps, parent, input.email);
+  await requireKnownUser(deps, caller, input.userId);
   return { member: { userId: input.userId }, accepted: false };
 }
 
 /**
- * A team of an organization: members of the organization join it directly (accepted unless the
- * body says `accepted: false`), pending members (and addresses invited to the organization) get a
- * pending team membership. Anyone else: 400, or 404 for an id the caller has no way to know.
+ * An invitation to the address as typed, whether or not it is an account's: the answer is the same
+ * either way, and the invitee's verified address accepts it (docs/schema.md, "Invitations").
+ * Accepted members are listed to the inviter anyway, so one of them is 409.
+ */
+async function invitationOfAddress(deps: Runtime, parent: MembershipParent, email: string): Promise<Invitee> {
+  const existing = await findMembershipByEmail(deps.stores.db.knex, parent, email);
+  if (existing?.accepted) throw alreadyMember(parent, 'body.email');
+  return { member: { email }, accepted: false };
+}
+
+/** An id names a user only to someone sharing an accepted membership with them; any other: 404. */
+async function requireKnownUser(deps: Runtime, caller: UserCaller, userId: number): Promise<void> {
+  if (!(await shareAcceptedMembership(deps.stores.db.knex, caller.userId, userId))) {
+    throw new NotFoundError(USER_NOT_FOUND);
+  }
+}
+
+/**
+ * A team of an organization: accepted members of the organization join it directly (accepted
+ * unless the body says `accepted: false`); pending members, and addresses invited to the
+ * organization, get a pending team membership. Anyone else: 400, or 404 for an id the caller has
+ * no way to know.
  */
 async function inviteeOfOrganizationTeam(
   deps: Runtime,
   caller: UserCaller,
+  team: MembershipParent,
   organizationId: number,
   input: NewMembershipInput,
 ): Promise<Invitee> {
-  const knex = deps.stores.db.knex;
   const organization: MembershipParent = { kind: 'organization', id: organizationId };
-  const orgMembership =
-    'email' in input
-      ? await findMembershipByEmail(knex, organization, input.email)
-      : await findMembershipOfUser(knex, organization, input.userId);
-  if (!orgMembership) {
-    const field = 'email' in input ? 'body.email' : 'body.userId';
-    const known = 'email' in input || (await shareAcceptedMembership(knex, caller.userId, input.userId));
-    if (!known) throw new NotFoundError(USER_NOT_FOUND);
-    throw new BadRequestError(NOT_IN_ORGANIZATION, [{ field, message: 'not a member of the organization' }]);
-  }
-  if (orgMembership.userId === null)
-    return { member: { email: orgMembership.invitedEmail! }, accepted: false };
-  return {
-    member: { userId: orgMembership.userId },
-    accepted: orgMembership.accepted && input.accepted !== false,
-  };
+  return 'email' in input
+    ? inviteeOfOrganizationTeamByEmail(deps, team, organization, input.email, input.accepted)
+    : inviteeOfOrganizationTeamById(deps, caller, organization, input.userId, input.accepted);
 }
+
+async function inviteeOfOrganizationTeamByEmail(
+  deps: Runtime,
+  team: MembershipParent,
+  organization: MembershipParent,
+  email: string,
+  accepted: boolean | undefined,
+): Promise<Invitee> {
+  const orgMembership = await findMembershipByEmail(deps.stores.db.knex, organization, email);
+  if (!orgMembership) throw notInOrganization('body.email');
+  // The caller shares the organization with its accepted members: they may join at once.
+  if (orgMembership.accepted && accepted !== false) {
+    return { member: { userId: orgMembership.userId! }, accepted: true };
+  }
+  // Anyone else pending is invited at the address typed, never at an account found by it, so the
+  // answer neither depends on whether the address has an account nor shows that account's id.
+  return invitationOfAddress(deps, team, email);
+}
+
+async function inviteeOfOrganizationTeamById(
+  deps: Runtime,
+  caller: UserCaller,
+  organization: MembershipParent,
+  userId: number,
+  accepted: boolean | undefined,
+): Promise<Invitee> {
+  // Known first (a pending invitation to the organization is no shared membership), so the answer
+  // for an id the caller cannot know is the same 404 whatever that id's memberships.
+  await requireKnownUser(deps, caller, userId);
+  const orgMembership = await findMembershipOfUser(deps.stores.db.knex, organization, userId);
+  if (!orgMembership) throw notInOrganization('body.userId');
+  return { member: { userId }, accepted: orgMembership.accepted && accepted !== false };
+}
+
+const notInOrganization = (field: string) =>
+  new BadRequestError(NOT_IN_ORGANIZATION, [{ field, message: 'not a member of the organization' }]);
 
 async function insert(deps: Runtime, input: NewMembership, audit: AuditContext): Promise<Membership> {
   try {
