@@ -169,6 +169,36 @@ test('OAuth endpoints refuse a NUL, a lone surrogate and encoded bodies with inv
   t.is(page.status, 400);
 });
 
+test('HTTP Basic credentials with a NUL, a lone surrogate or invalid UTF-8 are a 400 on every client endpoint', async (t) => {
+  const basic = (bytes: Buffer) => ({
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${bytes.toString('base64')}`,
+  });
+  const credentials: Array<[string, Buffer]> = [
+    ['a raw NUL', Buffer.from('a\u0000b:secret')],
+    ['a percent-encoded NUL', Buffer.from('a%00b:secret')],
+    ['a NUL in the secret', Buffer.from('client:se%00cret')],
+    ['a percent-encoded lone surrogate', Buffer.from('a%ED%A0%80b:secret')],
+    [
+      'invalid UTF-8 bytes',
+      Buffer.concat([Buffer.from('a'), Buffer.from([0xff, 0xfe]), Buffer.from(':secret')]),
+    ],
+  ];
+  for (const path of ['/v2/auth/oauth2/token', '/v2/auth/oauth2/revoke', '/v2/auth/oauth2/introspect']) {
+    for (const [what, bytes] of credentials) {
+      const response = await send(
+        'POST',
+        path,
+        basic(bytes),
+        'grant_type=refresh_token&refresh_token=x&token=x',
+      );
+      t.is(response.status, 400, `${path} ${what}: ${response.text}`);
+      t.is(response.json?.error, 'invalid_request', `${path} ${what}`);
+      t.regex(response.json?.error_description ?? '', /not properly encoded/, `${path} ${what}`);
+    }
+  }
+});
+
 test('headers over the limit get a 431 in the error envelope', async (t) => {
   const url = new URL(world.system.url);
   const answer = await new Promise<{

@@ -1,5 +1,6 @@
 import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import type { AgentClientPolicy } from '@sched/kit/config';
+import { unfitTextReason } from '@sched/kit/http/unfit-text';
 import { OAuthError } from '../errors.ts';
 import type { Params } from '../http/params.ts';
 import { secretMatches } from '../provider/clients.ts';
@@ -14,22 +15,45 @@ export interface PresentedClient {
   basic: boolean;
 }
 
-function decodeBasicPart(part: string): string {
+/** The one answer for Basic credentials that are not well-formed text (bad encoding, NUL, lone surrogate). */
+const badlyEncodedCredentials = () =>
+  new OAuthError(
+    400,
+    'invalid_request',
+    'client credentials in the Authorization header are not properly encoded',
+  );
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The base64 payload as UTF-8; invalid bytes are refused (a lenient decode would turn them into U+FFFD). */
+function decodeBasicPayload(base64: string): string {
   try {
-    return decodeURIComponent(part.replace(/\+/g, '%20'));
+    return strictUtf8.decode(Buffer.from(base64, 'base64'));
   } catch {
-    throw new OAuthError(
-      400,
-      'invalid_request',
-      'client credentials in the Authorization header are not properly encoded',
-    );
+    throw badlyEncodedCredentials();
   }
+}
+
+/**
+ * One side of `client_id:client_secret`, percent-decoded. Text that may not enter anywhere
+ * (unfit-text.ts: NUL, lone surrogate) is a 400 here too, raw or percent-encoded, rather than a
+ * client look-up that can only fail.
+ */
+function decodeBasicPart(part: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(part.replace(/\+/g, '%20'));
+  } catch {
+    throw badlyEncodedCredentials();
+  }
+  if (unfitTextReason(decoded) !== null) throw badlyEncodedCredentials();
+  return decoded;
 }
 
 function parseBasic(header: string): { clientId: string; secret: string } {
   const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header.trim());
   if (!match) throw new OAuthError(400, 'invalid_request', 'Authorization header must use the Basic scheme');
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const decoded = decodeBasicPayload(match[1]!);
   const colon = decoded.indexOf(':');
   if (colon === -1)
     throw new OAuthError(400, 'invalid_request', 'Authorization header must carry client_id:client_secret');
