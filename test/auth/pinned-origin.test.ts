@@ -124,3 +124,20 @@ test("an https public URL: the HTTP server's own answers carry the security head
   }
   t.not(tooLarge.headers.get('x-request-id'), malformed.headers.get('x-request-id'), 'a fresh id each');
 });
+
+test('with APP_URL and BASE_URL apart, the OpenAPI document advertises the OAuth URLs discovery does', async (t) => {
+  const system = await startTestSystem({
+    APP_URL: 'https://app.example.test',
+    BASE_URL: 'https://api.example.test',
+  });
+  t.teardown(() => system.close());
+  const discovery = JSON.parse((await get(system, '/.well-known/oauth-authorization-server', {})).body);
+  const openapi = JSON.parse((await get(system, '/v2/openapi.json', {})).body);
+  const flow = openapi.components.securitySchemes.oauth2.flows.authorizationCode;
+  t.is(flow.authorizationUrl, discovery.authorization_endpoint);
+  t.is(flow.tokenUrl, discovery.token_endpoint);
+  t.is(flow.refreshUrl, discovery.token_endpoint);
+  t.is(discovery.token_endpoint, 'https://app.example.test/v2/auth/oauth2/token');
+  // The resource API itself stays on BASE_URL.
+  t.deepEqual(openapi.servers, [{ url: 'https://api.example.test/v2' }]);
+});

@@ -76,7 +76,8 @@ export async function composeSystem(
           app,
           api: `${config.baseUrl}/v2`,
           authorize: `${app}/auth/oauth2/authorize`,
-          token: `${config.baseUrl}/v2/auth/oauth2/token`,
+          // The authorization server's, like `authorize`: under APP_URL, as discovery says.
+          token: `${app}/v2/auth/oauth2/token`,
           discovery: `${app}/.well-known/oauth-authorization-server`,
           docs: `${config.baseUrl}/v2/docs`,
           health: `${url}/health/ready`,

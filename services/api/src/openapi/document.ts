@@ -275,6 +275,15 @@ function operation(route: AnyRoute, limits: RateLimits, components: SchemaCompon
   };
 }
 
+/**
+ * The OAuth endpoints are the authorization server's: its issuer is APP_URL, so they are advertised
+ * there, as its discovery documents do (BASE_URL is the resource API's origin; the two may differ).
+ */
+function oauthFlowUrls(appUrl: string) {
+  const token = `${appUrl}/v2/auth/oauth2/token`;
+  return { authorizationUrl: `${appUrl}/auth/oauth2/authorize`, tokenUrl: token, refreshUrl: token };
+}
+
 export function buildOpenApiDocument(
   routes: readonly AnyRoute[],
   config: Pick<Config, 'appUrl' | 'baseUrl'> & { rateLimits?: RateLimits },
@@ -338,12 +347,7 @@ export function buildOpenApiDocument(
         oauth2: {
           type: 'oauth2',
           flows: {
-            authorizationCode: {
-              authorizationUrl: `${config.appUrl}/auth/oauth2/authorize`,
-              tokenUrl: `${config.baseUrl}/v2/auth/oauth2/token`,
-              refreshUrl: `${config.baseUrl}/v2/auth/oauth2/token`,
-              scopes: SCOPE_DESCRIPTIONS,
-            },
+            authorizationCode: { ...oauthFlowUrls(config.appUrl), scopes: SCOPE_DESCRIPTIONS },
           },
         },
         clientSecret: { type: 'apiKey', in: 'header', name: 'x-svc-secret-key' },
