@@ -167,7 +167,7 @@ test('ORG_ scopes grant the matching TEAM_ scope, not the other way round', asyn
   );
 });
 
-test('endpoints naming no scope refuse OAuth tokens of non-legacy clients', async (t) => {
+test('endpoints naming no scope refuse OAuth tokens (legacy ones: next test)', async (t) => {
   const scene = await buildScene(system.stores.db.knex, { owner: { org: 'OWNER' } });
   const everything = await token({
     userId: scene.users.owner.id,

@@ -190,3 +190,21 @@ test('the docs page links each body and answer to its named schema and lists eve
   t.regex(html, /<a href="#schema-BookingResponse">/);
   for (const name of Object.keys(schemas)) t.true(html.includes(`id="schema-${name}"`), name);
 });
+
+test('operations that name no scope say what every OAuth token gets: not available, legacy ones included', (t) => {
+  const info = (document as unknown as { info: { description: string } }).info.description;
+  t.regex(info, /name no scope are not available to third-party OAuth tokens, legacy ones included/);
+  t.notRegex(info, /non-legacy clients/);
+  const scopeLine = (name: string) =>
+    /\*\*OAuth scope:\*\* ([^\n]*)/.exec(
+      String(operations.find((operation) => operation.name === name)?.operation['description']),
+    )?.[1];
+  for (const name of [
+    'GET /organizations/{orgId}/roles',
+    'GET /me/invitations',
+    'POST /me/verification-email',
+    'GET /api-keys',
+  ]) {
+    t.is(scopeLine(name), 'none: not available to third-party OAuth tokens (legacy ones included)', name);
+  }
+});

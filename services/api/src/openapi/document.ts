@@ -63,6 +63,12 @@ const AUTH_TEXT: Record<AnyRoute['auth'], string> = {
   'client-secret': 'Header `x-svc-secret-key`: an active secret of the OAuth client in the path.',
 };
 
+/**
+ * An operation that names no scope refuses every OAuth token with 403 insufficient_scope, a legacy
+ * client's included (those skip scope checks, not this one): only API keys reach it.
+ */
+const NO_SCOPE_TEXT = 'none: not available to third-party OAuth tokens (legacy ones included)';
+
 /** The lines the docs page and the document show for one route. */
 export function accessSummary(route: AnyRoute): {
   auth: string;
@@ -71,17 +77,10 @@ export function accessSummary(route: AnyRoute): {
   permission: string;
 } {
   const scopes = scopesOf(route);
-  const oauth = route.auth === 'user' || route.auth === 'public';
   return {
     auth: AUTH_TEXT[route.auth as AnyRoute['auth']] ?? '',
     scope:
-      route.auth === 'public'
-        ? 'none (public)'
-        : scopes.length > 0
-          ? scopes.join(' or ')
-          : oauth
-            ? 'none: not available to OAuth tokens of non-legacy clients'
-            : 'none: not available to OAuth tokens',
+      route.auth === 'public' ? 'none (public)' : scopes.length > 0 ? scopes.join(' or ') : NO_SCOPE_TEXT,
     role: route.access
       ? route.access.level === 'team'
         ? `team ${route.access.minimumRole} (organization ADMIN or OWNER also passes)`
@@ -332,7 +331,8 @@ export function buildOpenApiDocument(
       description:
         'Resource API v2. Authenticate with an API key (`svc_...`) or an OAuth access token. OAuth tokens ' +
         'need the scope an operation names (ORG_ scopes also grant the matching TEAM_ scope; tokens of legacy ' +
-        'clients are not scope-checked); operations that name no scope refuse OAuth tokens of non-legacy clients. ' +
+        'clients are not scope-checked); operations that name no scope are not available to third-party OAuth ' +
+        'tokens, legacy ones included (403 insufficient_scope). ' +
         'Organization and team operations also need a membership role, or, with PBAC on, a permission.',
     },
     servers: [{ url: `${config.baseUrl}/v2` }],
