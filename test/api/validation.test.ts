@@ -5,6 +5,7 @@ import { meRoutes } from '../../services/api/src/routes/me/index.ts';
 import { membershipRoutes } from '../../services/api/src/routes/memberships/index.ts';
 import { rolePermissionRoutes } from '../../services/api/src/routes/role-permissions/index.ts';
 import { roleRoutes } from '../../services/api/src/routes/roles/index.ts';
+import { attendee, slotsQuery } from '../../services/api/src/routes/scheduling/schemas.ts';
 import { teamRoutes } from '../../services/api/src/routes/teams/index.ts';
 import { setUpWorld, buildScene, type Scene } from '../support/world.ts';
 import { insertCustomRole, insertOrganization, insertTeam, insertUser } from '../support/factories.ts';
@@ -213,6 +214,43 @@ test('PATCH /v2/me: time zone, week start, locale, time format, username', async
     body: { username: `TAKEN-${scene.users.owner.id}` },
   });
   t.is(clash.status, 409);
+});
+
+test('PATCH /v2/me: a zone in another case is stored and answered in its IANA spelling; aliases stay', async (t) => {
+  const knex = system.stores.db.knex;
+  const user = await insertUser(knex);
+  const storedZone = async () =>
+    (await knex('users').where({ id: user.id }).first('time_zone')).time_zone as string;
+  for (const [typed, expected] of [
+    ['europe/paris', 'Europe/Paris'],
+    ['AMERICA/NEW_YORK', 'America/New_York'],
+    ['utc', 'UTC'],
+    // An alias Luxon accepts stays as typed: not resolved to another name (Asia/Calcutta).
+    ['Asia/Kolkata', 'Asia/Kolkata'],
+  ] as const) {
+    const response = await call('PATCH', '/v2/me', { token: user.apiKey, body: { timeZone: typed } });
+    t.is(response.status, 200, JSON.stringify(response.body));
+    t.is(response.body.data.timeZone, expected, typed);
+    t.is((await call('GET', '/v2/me', { token: user.apiKey })).body.data.timeZone, expected, typed);
+    t.is(await storedZone(), expected, typed);
+  }
+  badRequest(
+    t,
+    await call('PATCH', '/v2/me', { token: user.apiKey, body: { timeZone: 'Not/AZone' } }),
+    'body.timeZone',
+  );
+  t.is(await storedZone(), 'Asia/Kolkata');
+});
+
+test('scheduling zone inputs take the IANA spelling too (slots query, attendee)', (t) => {
+  t.is(
+    slotsQuery.parse({ eventTypeId: '1', start: '2026-05-01', end: '2026-05-02', timeZone: 'europe/paris' })
+      .timeZone,
+    'Europe/Paris',
+  );
+  t.is(attendee.parse({ name: 'A', email: 'a@example.test', timeZone: 'asia/tokyo' }).timeZone, 'Asia/Tokyo');
+  t.is(attendee.parse({ name: 'A', email: 'a@example.test', timeZone: 'US/Eastern' }).timeZone, 'US/Eastern');
+  t.false(attendee.safeParse({ name: 'A', email: 'a@example.test', timeZone: 'Not/AZone' }).success);
 });
 
 test('roles and permissions: exact permission message, duplicate names, system roles', async (t) => {

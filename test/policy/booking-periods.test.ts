@@ -13,6 +13,7 @@ import {
   periodOf,
   periodsOf,
   reachedLimit,
+  timeZoneSpelling,
   WEEKDAY_NAMES,
   type WeekdayName,
 } from '@sched/policy/booking-periods';
@@ -484,6 +485,18 @@ test('time zones: IANA names are valid, others are not (and an unknown stored zo
     periodOf(at('2026-05-14T10:00:00Z'), 'day', frame('Mars/Olympus')).start.toISOString(),
     '2026-05-14T00:00:00.000Z',
   );
+});
+
+test('time zone spelling: the IANA spelling whatever the case; aliases and unknown names stay as given', (t) => {
+  t.is(timeZoneSpelling('europe/paris'), 'Europe/Paris');
+  t.is(timeZoneSpelling('AMERICA/NEW_YORK'), 'America/New_York');
+  t.is(timeZoneSpelling('utc'), 'UTC');
+  t.is(timeZoneSpelling('Europe/Paris'), 'Europe/Paris');
+  // Not resolved to another name (Intl would give Asia/Calcutta).
+  t.is(timeZoneSpelling('Asia/Kolkata'), 'Asia/Kolkata');
+  t.is(timeZoneSpelling('US/Eastern'), 'US/Eastern');
+  t.is(timeZoneSpelling('Not/AZone'), 'Not/AZone');
+  for (const zone of Intl.supportedValuesOf('timeZone')) t.is(timeZoneSpelling(zone.toLowerCase()), zone);
 });
 
 test('distinctPeriods collects each touched period once, sorted', (t) => {

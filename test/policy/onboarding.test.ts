@@ -17,6 +17,8 @@ test('time zones: IANA names are accepted and canonicalised, anything else is re
   t.is(canonicalTimeZone(' America/New_York '), 'America/New_York');
   t.is(canonicalTimeZone('UTC'), 'UTC');
   t.is(canonicalTimeZone('utc'), 'UTC');
+  // An alias stays as typed, as in the API (not Asia/Calcutta).
+  t.is(canonicalTimeZone('Asia/Kolkata'), 'Asia/Kolkata');
   for (const bad of [
     '',
     '+02:00',

@@ -63,6 +63,25 @@ export interface Period {
 
 export const isValidTimeZone = (zone: string): boolean => IANAZone.isValidZone(zone);
 
+/** Lowercase name -> IANA spelling of every zone the runtime lists, plus UTC (which it leaves out). */
+let zoneSpellings: ReadonlyMap<string, string> | undefined;
+const zoneSpellingsByLowercase = (): ReadonlyMap<string, string> => {
+  // Built at first use, once: ~400 names, not worth paying for at start-up.
+  zoneSpellings ??= new Map(
+    ['UTC', ...Intl.supportedValuesOf('timeZone')].map((zone) => [zone.toLowerCase(), zone]),
+  );
+  return zoneSpellings;
+};
+
+/**
+ * The IANA spelling of a zone name typed in another case (`europe/paris` -> `Europe/Paris`), taken
+ * from the runtime's list. A name outside that list (an alias Luxon accepts: `Asia/Kolkata`,
+ * `US/Eastern`) stays as given: resolving aliases (Intl's resolvedOptions) would store another name
+ * than the one typed (Asia/Kolkata -> Asia/Calcutta). Validity is `isValidTimeZone`'s to check.
+ */
+export const timeZoneSpelling = (zone: string): string =>
+  zoneSpellingsByLowercase().get(zone.toLowerCase()) ?? zone;
+
 /** The zone Luxon should use; an unknown zone (never accepted by the API) falls back to UTC. */
 const zoneOf = (timeZone: string): string => (isValidTimeZone(timeZone) ? timeZone : 'UTC');
 

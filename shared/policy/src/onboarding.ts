@@ -1,5 +1,4 @@
-import { IANAZone } from 'luxon';
-import { WEEKDAY_NAMES, type WeekdayName } from './booking-periods.ts';
+import { isValidTimeZone, timeZoneSpelling, WEEKDAY_NAMES, type WeekdayName } from './booking-periods.ts';
 
 /**
  * Rules of the onboarding profile and calendar steps (pure: no I/O). The pages validate with these
@@ -39,18 +38,15 @@ export const TIME_ZONES: readonly string[] = [
 const ZONE_SHAPE = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
 
 /**
- * The canonical IANA name of `value` (`europe/paris` -> `Europe/Paris`, `Europe/Kiev` -> the
- * runtime's canonical spelling), or null when it is not an IANA zone. Fixed offsets ("+02:00") and
- * abbreviations ("CET" aside, which IANA lists) are refused: a schedule needs real zone rules.
+ * The IANA name of `value` in its IANA spelling (`europe/paris` -> `Europe/Paris`; an alias such as
+ * `Asia/Kolkata` stays as typed, as in the API: `timeZoneSpelling`), or null when it is not an IANA
+ * zone. Fixed offsets ("+02:00") and abbreviations ("CET" aside, which IANA lists) are refused: a
+ * schedule needs real zone rules.
  */
 export function canonicalTimeZone(value: string): string | null {
   const zone = value.trim();
-  if (!ZONE_SHAPE.test(zone) || !IANAZone.isValidZone(zone)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
+  if (!ZONE_SHAPE.test(zone) || !isValidTimeZone(zone)) return null;
+  return timeZoneSpelling(zone);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidTimeZone, WEEKDAY_NAMES } from './booking-periods.ts';
+import { isValidTimeZone, timeZoneSpelling, WEEKDAY_NAMES } from './booking-periods.ts';
 
 /**
  * The rules of a user's profile fields, one definition for every place that edits them:
@@ -55,12 +55,13 @@ export const LOCALES = [
 ] as const;
 export type Locale = (typeof LOCALES)[number];
 
-/** An IANA time zone name (an invalid one is 400, contract §8). */
+/** An IANA time zone name (an invalid one is 400, contract §8), stored in its IANA spelling. */
 export const timeZoneInput = z
   .string()
   .max(100)
   .refine(isValidTimeZone, 'must be an IANA time zone, e.g. Europe/Berlin')
-  .meta({ description: 'IANA time zone name' });
+  .transform(timeZoneSpelling)
+  .meta({ description: 'IANA time zone name (any case; stored and answered in the IANA spelling)' });
 
 export const usernameInput = z
   .string()

@@ -1,5 +1,5 @@
 import { AVAILABILITY_TIME, availabilityProblems, expandGroups } from '@sched/policy/availability';
-import { isValidTimeZone, MAX_LIMIT, WEEKDAY_NAMES } from '@sched/policy/booking-periods';
+import { isValidTimeZone, MAX_LIMIT, timeZoneSpelling, WEEKDAY_NAMES } from '@sched/policy/booking-periods';
 import { z } from 'zod';
 import { named } from '../../openapi/named.ts';
 
@@ -24,7 +24,11 @@ export const bookingLimitsInput = named(
   { perDay: 3, perMonth: null },
 );
 
-export const timeZone = z.string().refine(isValidTimeZone, 'must be an IANA time zone');
+/** An IANA zone, in the IANA spelling whatever case it came in (`europe/paris` -> `Europe/Paris`). */
+export const timeZone = z
+  .string()
+  .refine(isValidTimeZone, 'must be an IANA time zone')
+  .transform(timeZoneSpelling);
 
 const eventTypeFields = {
   title: z.string().trim().min(1).max(200),
