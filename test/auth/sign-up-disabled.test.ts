@@ -1,6 +1,7 @@
 import { loadConfig } from '@sched/kit/config';
 import test from 'ava';
-import { insertClient, uniqueTag } from '../support/factories.ts';
+import { insertClient, insertUser, uniqueTag } from '../support/factories.ts';
+import { waitForMail } from '../support/mail.ts';
 import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { linkHref, page, signInToSettings, text } from './accounts.ts';
@@ -126,4 +127,21 @@ test('the onboarding embed opens on its sign-in form (no Create account); its re
     first.html,
     /<a href="\/auth\/forgot-password" target="_blank" rel="noopener">Forgot password\?<\/a>/,
   );
+});
+
+test('an invitation by e-mail still goes out, and its mail says an administrator makes the account', async (t) => {
+  const owner = await insertUser(world.knex());
+  const team = await world.call('POST', '/v2/teams', { token: owner.apiKey, body: { name: 'Closed team' } });
+  t.is(team.status, 201);
+  const to = `closed-${uniqueTag()}@example.test`;
+  const invited = await world.call('POST', `/v2/teams/${team.body.data.id}/memberships`, {
+    token: owner.apiKey,
+    body: { email: to, role: 'MEMBER' },
+  });
+  t.is(invited.status, 201);
+  const mail = await waitForMail(world, to, (message) => message.subject.includes('Closed team'));
+  for (const body of [mail.text, mail.html]) {
+    t.regex(body, /ask an administrator of the service for one, since sign-up is turned off/);
+    t.false(body.includes('create an account with this e-mail address first'));
+  }
 });

@@ -15,11 +15,19 @@ export interface InvitationMail {
   inviterName: string | null;
 }
 
+/** How the invitee gets in: sign in, or sign up; with sign-up off, an administrator makes the account. */
+function howToAnswer(signupEnabled: boolean): string {
+  return signupEnabled
+    ? 'sign in, or create an account with this e-mail address first'
+    : 'sign in; without an account with this e-mail address, ask an administrator of the service for one, since sign-up is turned off';
+}
+
 /**
  * The invitation e-mail (plain text and HTML). It says the same whether or not the address has an
- * account: the link leads to the invitations page, whose sign-in page offers to create one.
+ * account: the link leads to the invitations page, whose sign-in page offers to create one (when
+ * sign-up is on; otherwise the mail says who makes accounts).
  */
-export function invitationMessage(appUrl: string, invitation: InvitationMail) {
+export function invitationMessage(appUrl: string, invitation: InvitationMail, signupEnabled = true) {
   const who = invitation.inviterName ?? 'Someone';
   const role = invitation.role.toLowerCase();
   const subject = `You are invited to join the ${invitation.kind} ${invitation.name}`;
@@ -28,7 +36,7 @@ export function invitationMessage(appUrl: string, invitation: InvitationMail) {
     `${who} invited you to join the ${invitation.kind} "${invitation.name}" as ${role}.`,
     '',
     `Accept or decline the invitation at ${link}`,
-    '(sign in, or create an account with this e-mail address first).',
+    `(${howToAnswer(signupEnabled)}).`,
     '',
     'If you did not expect this invitation, you can ignore this message: nothing changes until you accept.',
   ].join('\n');
@@ -36,7 +44,7 @@ export function invitationMessage(appUrl: string, invitation: InvitationMail) {
     subject,
     [
       `<p>${escapeHtml(who)} invited you to join the ${invitation.kind} <strong>${escapeHtml(invitation.name)}</strong> as ${role}.</p>`,
-      `<p><a href="${escapeHtml(link)}">Accept or decline the invitation</a> (sign in, or create an account with this e-mail address first).</p>`,
+      `<p><a href="${escapeHtml(link)}">Accept or decline the invitation</a> (${howToAnswer(signupEnabled)}).</p>`,
       '<p>If you did not expect this invitation, you can ignore this message: nothing changes until you accept.</p>',
     ].join('\n'),
   );
@@ -45,5 +53,5 @@ export function invitationMessage(appUrl: string, invitation: InvitationMail) {
 
 /** Sends through the mail outbox: a failed send is retried and never undoes the invitation. */
 export async function sendInvitationMail(deps: Runtime, invitation: InvitationMail): Promise<void> {
-  await sendThroughOutbox(deps, invitationMessage(deps.config.appUrl, invitation));
+  await sendThroughOutbox(deps, invitationMessage(deps.config.appUrl, invitation, deps.config.signupEnabled));
 }
