@@ -53,6 +53,17 @@ test('an API key created and revoked: events with actor, target, before/after, r
   });
   t.truthy(created!.ipAddress);
   t.deepEqual(created!.after, { userId: owner.id, hint: made.body.data.hint ?? String(plain).slice(-4) });
+  // The actor as it acted: the kind, the key used; an OAuth client by its id.
+  const keyId = await apiKeyIdOf(owner.id);
+  const byKey = await events(`actorType=api_key&actorApiKeyId=${keyId}&action=api_key.created`);
+  t.deepEqual(
+    byKey.map((event) => event.id),
+    [created!.id],
+  );
+  t.deepEqual(await events(`actor=${owner.id}&actorType=user&action=api_key.created`), []);
+  t.deepEqual(await events(`actorClientId=no-such-client&actor=${owner.id}`), []);
+  const refused = await call('GET', `${ADMIN_PATH}?actorType=robot`, { token: admin.apiKey });
+  t.is(refused.status, 400);
 
   const revoked = await call('DELETE', `/v2/api-keys/${made.body.data.id}`, { token: owner.apiKey });
   t.is(revoked.status, 200, JSON.stringify(revoked.body));

@@ -248,6 +248,9 @@ export interface AuditCursor {
 
 export interface AuditEventFilter {
   actorUserId?: number;
+  actorKind?: AuditActorKind;
+  actorApiKeyId?: number;
+  actorClientId?: string;
   action?: string;
   targetType?: string;
   targetId?: string;
@@ -277,6 +280,9 @@ export async function listAuditEvents(
     knex.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`),
   ]);
   if (filter.actorUserId !== undefined) query.where('actor_user_id', filter.actorUserId);
+  if (filter.actorKind !== undefined) query.where('actor_kind', filter.actorKind);
+  if (filter.actorApiKeyId !== undefined) query.where('actor_api_key_id', filter.actorApiKeyId);
+  if (filter.actorClientId !== undefined) query.where('actor_client_id', filter.actorClientId);
   if (filter.action !== undefined) query.where('action', filter.action);
   if (filter.targetType !== undefined) query.where('subject_type', filter.targetType);
   if (filter.targetId !== undefined) query.where('subject_id', filter.targetId);

@@ -1,4 +1,4 @@
-import { type AuditEventFilter, listAuditEvents } from '@sched/db/queries/audit-log';
+import { AUDIT_ACTOR_KINDS, type AuditEventFilter, listAuditEvents } from '@sched/db/queries/audit-log';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { decodeAuditCursor, encodeAuditCursor, presentAuditEvent } from '../../presenters/audit-event.ts';
@@ -14,7 +14,15 @@ const instant = z.iso
 
 /** Filters and cursor paging of both audit-event lists. */
 export const auditEventsQuery = z.strictObject({
-  actor: idParam.optional().meta({ description: 'user id of the actor' }),
+  actor: idParam
+    .optional()
+    .meta({ description: 'user id of the actor (directly, or through a key or an OAuth client)' }),
+  actorType: z
+    .enum(AUDIT_ACTOR_KINDS)
+    .optional()
+    .meta({ description: 'how the actor acted: `user` (pages), `api_key`, `oauth_client` or `system`' }),
+  actorApiKeyId: idParam.optional().meta({ description: 'the API key the actor used' }),
+  actorClientId: z.string().min(1).max(200).optional().meta({ description: 'the OAuth client that acted' }),
   action: z.string().min(1).max(100).optional().meta({ description: 'exact action, e.g. `api_key.created`' }),
   targetType: z.string().min(1).max(50).optional().meta({ description: 'e.g. `oauth_client`, `membership`' }),
   targetId: z.string().min(1).max(200).optional(),
@@ -51,6 +59,9 @@ export async function auditEventsPage(
 ) {
   const filter: AuditEventFilter = { ...scope };
   if (query.actor !== undefined) filter.actorUserId = query.actor;
+  if (query.actorType !== undefined) filter.actorKind = query.actorType;
+  if (query.actorApiKeyId !== undefined) filter.actorApiKeyId = query.actorApiKeyId;
+  if (query.actorClientId !== undefined) filter.actorClientId = query.actorClientId;
   if (query.action !== undefined) filter.action = query.action;
   if (query.targetType !== undefined) filter.targetType = query.targetType;
   if (query.targetId !== undefined) filter.targetId = query.targetId;
