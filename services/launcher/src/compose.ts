@@ -109,6 +109,11 @@ async function bootstrapAdmin(knex: Knex, admin: ServiceAdminInput, logger: Logg
     logger.info({ userId, email: admin.email }, 'bootstrap service administrator ready');
   } catch (error) {
     if (!(error instanceof AdminAccountTakenError)) throw error;
+    // An administrator who changed their password since: nothing to do, nothing wrong.
+    if (error.alreadyAdmin) {
+      logger.info({ email: admin.email }, 'bootstrap service administrator ready (its own password kept)');
+      return;
+    }
     logger.error({ email: admin.email }, `bootstrap service administrator not made: ${error.message}`);
   }
 }

@@ -78,11 +78,14 @@ export class RecordStateError extends DataError {
  */
 export class AdminAccountTakenError extends DataError {
   readonly email: string;
+  /** The account is a service administrator already (its password was changed since it was made). */
+  readonly alreadyAdmin: boolean;
 
-  constructor(email: string) {
+  constructor(email: string, alreadyAdmin: boolean) {
     super(
       `an account with the e-mail ${email} exists with another password; run reset-password --email ${email} and set the password through its link, then try again`,
     );
     this.email = email;
+    this.alreadyAdmin = alreadyAdmin;
   }
 }

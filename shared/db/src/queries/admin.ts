@@ -80,7 +80,7 @@ async function promote(
   if (!row) return userId;
   const setPassword = row.password_hash === null;
   if (!setPassword && !(await verifyPassword(input.password, row.password_hash))) {
-    throw new AdminAccountTakenError(input.email);
+    throw new AdminAccountTakenError(input.email, row.is_service_admin);
   }
   const setName = row.name === null && Boolean(input.name);
   const setVerified = row.email_verified_at === null;
