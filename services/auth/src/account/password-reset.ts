@@ -10,6 +10,7 @@ import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
 import { readParams, singleQueryValue } from '../http/params.ts';
+import { requestAuditContext } from '../http/audit-context.ts';
 import { rateKeys } from '../http/rate-limit.ts';
 import { sendPage } from '../pages/layout.ts';
 import {
@@ -120,11 +121,12 @@ export function resetPasswordAction(deps: AuthDeps) {
       );
     }
     // The link's holder is not signed in: the system acts, with this request's id and address.
-    const done = await resetPassword(deps.runtime, token, password, {
-      actor: { kind: 'system', userId: null },
-      requestId: (ctx.state as { requestId?: string }).requestId ?? null,
-      ipAddress: ctx.ip || null,
-    });
+    const done = await resetPassword(
+      deps.runtime,
+      token,
+      password,
+      requestAuditContext(ctx, { kind: 'system', userId: null }),
+    );
     if (!done) return sendPage(ctx, 400, 'Link not valid', invalidResetLinkPage());
     // The session records are gone (every one of the account); drop this browser's cookie too.
     ctx.cookies.set(deps.provider.cookieName('session'), null, {
