@@ -1,5 +1,6 @@
 import { listAuditEvents } from '@sched/db/queries/audit-log';
 import test from 'ava';
+import { insertClient, insertMembership, insertOrganization, insertUser } from '../support/factories.ts';
 import { FlowBrowser, issueTokens } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -9,6 +10,7 @@ import { setUpWorld } from '../support/world.ts';
 
 const {
   system,
+  call,
   user,
   knex,
   clients: { app },
@@ -46,5 +48,39 @@ test.serial(
       after: { userId: user.id, scopes: ['PROFILE_READ'] },
       details: { consent: 'remembered' },
     });
+  },
+);
+
+test.serial(
+  "a client of an organization: its grants and disconnections are in that organization's log",
+  async (t) => {
+    const orgId = await insertOrganization(knex());
+    const orgAdmin = await insertUser(knex());
+    await insertMembership(knex(), { userId: orgAdmin.id, organizationId: orgId, role: 'ADMIN' });
+    const orgApp = await insertClient(knex(), { organizationId: orgId, scopes: ['PROFILE_READ'] });
+    const orgEvents = async () => {
+      const answer = await call(
+        'GET',
+        `/v2/organizations/${orgId}/audit-events?targetId=${orgApp.client.id}`,
+        {
+          token: orgAdmin.apiKey,
+        },
+      );
+      t.is(answer.status, 200);
+      return answer.body.data as Array<{ action: string; organizationId: number | null; after: unknown }>;
+    };
+
+    await issueTokens(system.url, orgApp, user, ['PROFILE_READ']);
+    const [granted] = await orgEvents();
+    t.like(granted, { action: 'grant.created', organizationId: orgId, after: { userId: user.id } });
+
+    t.is(
+      (await call('DELETE', `/v2/me/connected-apps/${orgApp.client.id}`, { token: user.apiKey })).status,
+      204,
+    );
+    t.deepEqual(
+      (await orgEvents()).map((event) => event.action),
+      ['connected_app.revoked', 'grant.created'],
+    );
   },
 );

@@ -228,6 +228,8 @@ export interface TestClientOptions {
   websiteUrl?: string | null;
   /** Default: a new user. */
   ownerUserId?: number;
+  /** The organization the client belongs to (default none). */
+  organizationId?: number;
 }
 
 /** An APPROVED confidential client with PROFILE_READ and BOOKING_READ unless told otherwise. */
@@ -245,6 +247,7 @@ export async function insertClient(knex: Knex, options: TestClientOptions = {}):
     websiteUrl: options.websiteUrl ?? null,
     reviewStatus: status,
     rejectionReason: status === 'REJECTED' ? 'Not a real application' : null,
+    organizationId: options.organizationId ?? null,
   });
   return { client, secret: secret?.plain ?? null, redirectUri: redirectUris[0]! };
 }

@@ -1,6 +1,6 @@
 import { type AuditContext, recordAuditEvent } from '@sched/db/queries/audit-log';
 import { forgetConsent, listConsentedClients } from '@sched/db/queries/consents';
-import { isWellFormedClientId } from '@sched/db/queries/oauth-clients';
+import { findClientOrganizationId, isWellFormedClientId } from '@sched/db/queries/oauth-clients';
 import { NotFoundError } from '@sched/kit/errors';
 import { isKnownScope } from '@sched/policy/scopes';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -66,10 +66,13 @@ export async function disconnectApp(
 ): Promise<{ revoked: number }> {
   if (!isWellFormedClientId(clientId)) throw new NotFoundError(CONNECTED_APP_NOT_FOUND);
   const knex = deps.stores.db.knex;
+  // A client of an organization: the disconnection is in that organization's log as well.
+  const organizationId = await findClientOrganizationId(knex, clientId);
   const event = (hadConsent: boolean) => ({
     action: 'connected_app.revoked',
     targetType: 'oauth_client',
     targetId: clientId,
+    organizationId,
     before: { userId, consent: hadConsent },
     after: { userId, consent: false, tokens: 'revoked' },
   });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type AuditContext, type NewAuditEvent, recordAuditEvent } from './audit-log.ts';
-import { isWellFormedClientId } from './oauth-clients.ts';
+import { findClientOrganizationId, isWellFormedClientId } from './oauth-clients.ts';
 
 /**
  * Remembered consent: one row per user and client holding every scope the user has allowed that
@@ -49,17 +49,22 @@ export async function rememberConsent(
   );
 }
 
-/** A grant in the audit log: who (the actor), which client, the user and the scopes granted. */
-function grantCreated(
+/**
+ * A grant in the audit log: who (the actor), which client, the user and the scopes granted. A
+ * client of an organization puts the event in that organization's log as well.
+ */
+async function grantCreated(
+  knex: Knex,
   userId: number,
   clientId: string,
   scopes: readonly string[],
   consent: 'given' | 'remembered',
-): NewAuditEvent {
+): Promise<NewAuditEvent> {
   return {
     action: 'grant.created',
     targetType: 'oauth_client',
     targetId: clientId,
+    organizationId: await findClientOrganizationId(knex, clientId),
     after: { userId, scopes: [...new Set(scopes)].sort() },
     details: { consent },
   };
@@ -78,7 +83,7 @@ export async function giveConsent(
 ): Promise<void> {
   await knex.transaction(async (trx) => {
     await rememberConsent(trx, userId, clientId, scopes);
-    await recordAuditEvent(trx, audit, grantCreated(userId, clientId, scopes, 'given'));
+    await recordAuditEvent(trx, audit, await grantCreated(trx, userId, clientId, scopes, 'given'));
   });
 }
 
@@ -93,7 +98,7 @@ export async function recordGrantFromRememberedConsent(
   clientId: string,
   scopes: readonly string[],
 ): Promise<void> {
-  await recordAuditEvent(knex, audit, grantCreated(userId, clientId, scopes, 'remembered'));
+  await recordAuditEvent(knex, audit, await grantCreated(knex, userId, clientId, scopes, 'remembered'));
 }
 
 /** Forgets the consent; the next authorization asks again. False when there was none. */

@@ -195,6 +195,15 @@ export async function findOAuthClient(knex: Knex, id: string): Promise<OAuthClie
   return row ? mapClient(row) : null;
 }
 
+/** The organization the client belongs to (its grants are that organization's events too), or null. */
+export async function findClientOrganizationId(knex: Knex, id: string): Promise<number | null> {
+  if (!isWellFormedClientId(id)) return null;
+  const row = (await knex('oauth_clients').where({ id }).first('organization_id')) as
+    | { organization_id: number | string | null }
+    | undefined;
+  return row ? numberOrNull(row.organization_id) : null;
+}
+
 /**
  * The client and the hashes of its active secrets in one statement (one round trip): what the
  * authorization server loads for every authorization and token request.
