@@ -67,9 +67,10 @@ export const updateClientRoute = defineRoute({
   path: '/oauth-clients/:clientId',
   summary: 'Changes an OAuth client; reviewed fields send an approved client back to review',
   description:
-    'Name, logo, website URL, redirect URIs, purpose and scope changes follow the review table of ' +
-    'api-v2.md (APPROVED -> PENDING); editing a REJECTED client resubmits it (-> PENDING). Flags and ' +
-    'booking redirects never change the review status.',
+    'An APPROVED client goes back to PENDING (re-review) when its name, logo, website URL, redirect ' +
+    'URIs or purpose change, when scopes are added or removed, or when a _READ scope is added while ' +
+    'its _WRITE is granted; editing a REJECTED client resubmits it (-> PENDING). Flags and booking ' +
+    'redirects never change the review status.',
   tags: TAGS,
   auth: 'api-key',
   params: clientIdParams,
