@@ -11,6 +11,8 @@ import {
   embedElement,
   frame,
   openDialog,
+  post,
+  queryDialog,
   REDIRECT_URI,
   recorder,
   renderEmbed,
@@ -124,6 +126,29 @@ test.serial('props that become valid render the trigger', (t) => {
   rerender(embedElement(callbackProps(rec)));
   t.truthy(defaultTrigger());
 });
+
+test.serial(
+  'props that turn invalid while the dialog is open: the flow goes on with those it opened with',
+  (t) => {
+    const rec = recorder();
+    const props = callbackProps(rec);
+    const { rerender, container } = renderEmbed(props);
+    openDialog();
+    const running = frame().contentWindow;
+    // The site re-renders mid-flow with a state it has not computed yet.
+    rerender(embedElement(callbackProps(rec, { authorization: { ...props.authorization, state: '' } })));
+    t.is(rec.errors.length, 1);
+    t.is(rec.errors[0]?.code, 'INVALID_PROPS');
+    t.true(queryDialog() !== null, 'the dialog stays open');
+    t.true(frame().contentWindow === running, 'the same frame: the flow was not restarted');
+    t.is(container.querySelector('.sched-oe-trigger'), null, 'no trigger for invalid props');
+    t.is(rec.closed, 0);
+    post(frame().contentWindow, { type: 'authorization:allowed', code: 'code-1', state: STATE });
+    t.deepEqual(rec.allowed, [{ code: 'code-1', state: STATE }]);
+    t.true(queryDialog() === null);
+    t.is(container.innerHTML, '', 'closed: invalid props render nothing');
+  },
+);
 
 test.serial('the iframe URL carries the protocol parameters', (t) => {
   const rec = recorder();

@@ -121,7 +121,23 @@ export function OnboardingEmbed(props: OnboardingEmbedProps): ReactElement | nul
     if (target?.isConnected) target.focus();
   }, [session]);
 
-  if (!validation.ok) return null;
+  const close = () => setSession(null);
+  const dialog = session
+    ? createPortal(
+        <EmbedDialog session={session} latest={latest} report={report} onFinished={close} />,
+        session.container,
+      )
+    : null;
+  // Props are read when the dialog opens: a dialog already open keeps running on the props it opened
+  // with when the site re-renders with invalid ones (reported above); only the trigger goes. Same
+  // slot as below, so React keeps the dialog (its iframe, its popup) instead of remounting it.
+  if (!validation.ok)
+    return (
+      <>
+        {null}
+        {dialog}
+      </>
+    );
   const valid = validation.props;
 
   const open = (event: ReactMouseEvent<HTMLElement>) => {
@@ -136,8 +152,6 @@ export function OnboardingEmbed(props: OnboardingEmbedProps): ReactElement | nul
           (event.currentTarget.matches(TABBABLE) ? event.currentTarget : null));
     setSession({ props: valid, parentOrigin: window.location.origin, container: document.body });
   };
-
-  const close = () => setSession(null);
 
   const trigger =
     props.trigger === undefined || props.trigger === null ? (
@@ -169,12 +183,7 @@ export function OnboardingEmbed(props: OnboardingEmbedProps): ReactElement | nul
   return (
     <>
       {trigger}
-      {session
-        ? createPortal(
-            <EmbedDialog session={session} latest={latest} report={report} onFinished={close} />,
-            session.container,
-          )
-        : null}
+      {dialog}
     </>
   );
 }
