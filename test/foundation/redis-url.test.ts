@@ -48,6 +48,22 @@ test('redis+cluster:// lists seed nodes', (t) => {
   t.like(parseRedisUrl('redis+cluster://n1:7000/'), { kind: 'cluster' });
 });
 
+test('host names are those redis:// takes (underscores, as Docker Compose service names have); schemes are case-insensitive', (t) => {
+  t.like(parseRedisUrl('redis://redis_master:6379'), { kind: 'single', host: 'redis_master' });
+  t.like(parseRedisUrl('redis+sentinel://redis_sentinel_1,redis_sentinel_2:26380/mymaster'), {
+    kind: 'sentinel',
+    sentinels: [
+      { host: 'redis_sentinel_1', port: 26379 },
+      { host: 'redis_sentinel_2', port: 26380 },
+    ],
+  });
+  t.like(parseRedisUrl('redis+cluster://redis_node_1:7000'), {
+    nodes: [{ host: 'redis_node_1', port: 7000 }],
+  });
+  t.like(parseRedisUrl('Redis+Sentinel://s1/mymaster'), { kind: 'sentinel', masterName: 'mymaster' });
+  t.like(parseRedisUrl('REDIS+CLUSTER://n1:7000'), { kind: 'cluster' });
+});
+
 const bad: Array<[string, RegExp]> = [
   [
     'http://cache:6379',

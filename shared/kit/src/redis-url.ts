@@ -37,12 +37,14 @@ export class RedisUrlError extends Error {
   override name = 'RedisUrlError';
 }
 
-const MULTI_HOST = /^(redis\+sentinel|redis\+cluster):\/\/(?:([^@/?#]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/;
+// Schemes are case-insensitive (RFC 3986 3.1), as they are for redis:// through URL.
+const MULTI_HOST = /^(redis\+sentinel|redis\+cluster):\/\/(?:([^@/?#]*)@)?([^/?#]*)(\/[^?#]*)?(\?[^#]*)?$/i;
 const DB = /^\d{1,2}$/;
 
 function hostPort(text: string, defaultPort: number): HostPort {
-  // [v6]:port or host:port; the host part is what a socket connect takes.
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+))(?::(\d{1,5}))?$/.exec(text);
+  // [v6]:port or host:port; the host part is what a socket connect takes. Underscores as in
+  // redis:// (and in Docker Compose service names, which Docker's DNS resolves).
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+))(?::(\d{1,5}))?$/.exec(text);
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
   if (!match || port < 1 || port > 65535) {
     throw new RedisUrlError(`'${text}' is not a host[:port]`);
@@ -100,7 +102,7 @@ export function parseRedisUrl(url: string): RedisTarget {
     );
   }
   const [, kind, userinfo, hostList, path = '', query = ''] = match;
-  const sentinel = kind === 'redis+sentinel';
+  const sentinel = kind!.toLowerCase() === 'redis+sentinel';
   const hosts = hostList!.split(',').map((text) => hostPort(text.trim(), sentinel ? 26379 : 6379));
   if (hosts.length === 0 || hostList === '') throw new RedisUrlError('names no host');
   const params = new URLSearchParams(query.slice(1));
