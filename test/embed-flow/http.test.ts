@@ -576,3 +576,29 @@ test('the result is posted only to an origin that is still registered when the f
   t.is(bodyData(result.html)['parent-origin'], undefined, 'no target origin');
   t.is(pageMessage(result.html), null, 'the code is not handed to the page');
 });
+
+test('a refused CalDAV form of the calendar step is reported as ONBOARDING_FAILED, like the rest of the step', async (t) => {
+  const browser = new FlowBrowser(system.url);
+  const who = unique();
+  const { page: profile } = await signUp(browser, await openEmbed(browser), who);
+  const calendar = asPage(
+    await browser.submit(profile, '/profile', {
+      name: 'Ada Lovelace',
+      username: `ada-${who}`,
+      time_zone: 'UTC',
+      week_start: 'Monday',
+    }),
+  );
+  const caldav = formOf(calendar.html, '/calendar/caldav');
+  t.truthy(caldav, 'the calendar step offers CalDAV');
+  // Without its CSRF token: refused before the handler, by the flow's error page.
+  const refused = await postForm(browser, new URL(caldav!.action, system.url), {
+    server_url: 'https://caldav.example/',
+    username: 'ada',
+    password: 'secret',
+  });
+  t.is(refused.status, 403);
+  const html = await refused.text();
+  t.is(bodyData(html)['parent-origin'], PARENT);
+  t.is(pageMessage(html)?.code, 'ONBOARDING_FAILED');
+});

@@ -24,10 +24,13 @@ const TITLES: Record<number, string> = {
   500: 'Something went wrong',
 };
 
+/** The onboarding steps' forms: the profile, the calendar step and its CalDAV form. */
+const ONBOARDING_STEP = /\/(profile|calendar|calendar\/caldav)$/;
+
 /** Which of the protocol's error codes a failure on this path is (what the user was doing). */
 function codeFor(path: string): EmbedErrorCode {
   if (path.endsWith('/signup')) return 'SIGNUP_FAILED';
-  if (path.endsWith('/profile') || path.endsWith('/calendar')) return 'ONBOARDING_FAILED';
+  if (ONBOARDING_STEP.test(path)) return 'ONBOARDING_FAILED';
   return 'AUTHORIZATION_FAILED';
 }
 
