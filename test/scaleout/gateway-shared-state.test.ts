@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import { insertApiKey, insertClient, insertUser, type TestClient } from '../support/factories.ts';
-import { gatewayAvailable, setUpTestGateway } from '../support/gateway.ts';
+import { createEmbedClient, embedUrl, pageMessage } from '../embed-flow/helpers.ts';
+import { gatewayAvailable, servedBy, setUpTestGateway } from '../support/gateway.ts';
 import { apiClient } from '../support/http.ts';
 import {
   authorizeInBrowser,
@@ -16,8 +17,9 @@ import {
 // N authorization servers and M resource APIs behave as one (contract §15) for what
 // gateway-flow.test.ts does not cover: remembered consent and its withdrawal, RFC 7009 revocation
 // on an auth process seen by every API process, a client change made through an API process seen
-// by every auth process (their per-process client caches), a sign-out seen everywhere, and failed
-// sign-ins counted together (an attacker spreading guesses over the processes gets no more). Each
+// by every auth process (their per-process client caches), a sign-out seen everywhere, failed
+// sign-ins counted together (an attacker spreading guesses over the processes gets no more), and
+// the onboarding embed (frame cookies, CSRF, its steps and response mode) across processes. Each
 // check addresses the processes directly, so none can pass by landing on the process that wrote.
 
 const serial = gatewayAvailable() ? test.serial : test.serial.skip;
@@ -207,3 +209,57 @@ serial(
     for (const process of auth) t.is(await signIn(process.url, user.password), 429, process.name);
   },
 );
+
+serial('the onboarding embed runs with its steps spread over both auth processes', async (t) => {
+  const parent = 'http://127.0.0.1:4555';
+  const client = await createEmbedClient(gateway!.database.db.knex, parent);
+  const pkce = pkcePair();
+  const browser = new FlowBrowser(gateway!.url);
+  const servers = new Set<string>();
+  const request = browser.request.bind(browser);
+  browser.request = async (...args) => {
+    const response = await request(...args);
+    servers.add(servedBy(gateway!.gateway, response));
+    return response;
+  };
+  const page = async (result: Awaited<ReturnType<FlowBrowser['open']>>) => {
+    if (result.kind !== 'page') throw new Error(`expected a page, got a redirect to ${result.url.href}`);
+    return result;
+  };
+  const who = randomBytes(6).toString('hex');
+  const signUp = await page(
+    await browser.open(
+      embedUrl(gateway!.url, { client, parentOrigin: parent, challenge: pkce.challenge, state: who }),
+    ),
+  );
+  const profile = await page(
+    await browser.submit(signUp, '/signup', {
+      name: 'Ada Lovelace',
+      email: `embed-${who}@example.com`,
+      username: `ada-${who}`,
+      password: 'correct horse battery',
+    }),
+  );
+  const calendar = await page(
+    await browser.submit(profile, '/profile', {
+      name: 'Ada Lovelace',
+      username: `ada-${who}`,
+      time_zone: 'UTC',
+      week_start: 'Monday',
+    }),
+  );
+  const consent = await page(await browser.submit(calendar, '/calendar', { action: 'skip' }));
+  const done = await page(await browser.submit(consent, '/consent', { decision: 'allow' }));
+  const message = pageMessage(done.html);
+  t.is(message?.type, 'authorization:allowed', done.html);
+  t.is(message?.state, who);
+  t.deepEqual([...servers].sort(), ['auth-1', 'auth-2']);
+  const tokens = await tokenRequest(gateway!.url, {
+    client_id: client.client.id,
+    grant_type: 'authorization_code',
+    code: String(message?.code),
+    redirect_uri: client.redirectUri,
+    code_verifier: pkce.verifier,
+  });
+  t.is(tokens.status, 200, JSON.stringify(tokens.body));
+});
