@@ -88,26 +88,49 @@ test('CalDAV in the step: refused credentials say so and save nothing; then conn
   t.like(connection, { provider: 'caldav', account: 'alex', status: 'active' });
 });
 
-test("the Google link: a single-use ticket starts the flow in a new window for the frame's user", async (t) => {
+test("the Google link: a single-use ticket starts the flow in a new window for the frame's user, once they confirm", async (t) => {
   const { user, step } = await atCalendarStep();
   const href = /href="([^"]*\/auth\/calendars\/connect\/google\?ticket=[^"]+)"/.exec(step.html)?.[1];
   t.truthy(href);
   const link = new URL(href!.replace(/&amp;/g, '&'), world.system.url);
   // A new top-level window: none of the frame's (partitioned) cookies.
   const window = new FlowBrowser(world.system.url);
-  const started = await window.open(link);
+  const confirm = asPage(await window.open(link));
+  t.is(confirm.status, 200, 'the link alone does not leave for Google');
+  t.true(text(confirm.html).includes(`connected to the scheduling account ${user.email}`));
+  const started = await window.submit(confirm, '/auth/calendars/connect/google', {});
   t.is(started.kind, 'redirect');
   t.is(`${started.url.origin}${started.url.pathname}`, `${google.url}/o/oauth2/v2/auth`);
   const again = asPage(await new FlowBrowser(world.system.url).open(link));
   t.is(again.status, 400, 'the ticket is spent');
   t.true(text(again.html).includes('This connection attempt expired'));
 
-  const back = await fetch(started.url, { redirect: 'manual' });
+  const back = await fetch((started as RedirectResult).url, { redirect: 'manual' });
   const done = asPage(await window.open(back.headers.get('location')!));
   t.is(done.status, 200);
   t.true(text(done.html).includes('Google Calendar connected'));
   const [connection] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   t.like(connection, { provider: 'google', account: 'ada@example.com' });
+});
+
+test('the Google link sent to someone else: nothing starts without the form of the browser that opened it', async (t) => {
+  const { step } = await atCalendarStep();
+  const href = /href="([^"]*\/auth\/calendars\/connect\/google\?ticket=[^"]+)"/.exec(step.html)?.[1];
+  const link = new URL(href!.replace(/&amp;/g, '&'), world.system.url);
+  const ticket = link.searchParams.get('ticket')!;
+  // Another site posting the ticket (a cross-site form): no CSRF token of the victim's browser.
+  const victim = new FlowBrowser(world.system.url);
+  const forged = await victim.request(link.pathname, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ticket }),
+  });
+  t.is(forged.status, 403);
+  t.is(forged.headers.get('location'), null, 'no redirect to Google');
+  // The ticket was not spent: its own user can still confirm.
+  const confirm = asPage(await victim.open(link));
+  t.is(confirm.status, 200);
+  t.is((await victim.submit(confirm, '/auth/calendars/connect/google', {})).kind, 'redirect');
 });
 
 test('a made-up ticket starts nothing', async (t) => {

@@ -178,11 +178,14 @@ test.serial(
       await fillProfile(frame, who);
       await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
       await shot(page, 'dark-3-calendar');
-      // Google refuses frames: the step opens it in a new window, which ends on "connected".
+      // Google refuses frames: the step opens it in a new window, which names the account, goes
+      // on when asked, and ends on "connected".
       const [window] = await Promise.all([
         context.waitForEvent('page'),
         frame.getByRole('link', { name: 'Connect Google Calendar' }).click(),
       ]);
+      await window.getByText(`the scheduling account ${email}`).waitFor();
+      await window.getByRole('button', { name: 'Continue to Google Calendar' }).click();
       await window.getByRole('heading', { name: 'Google Calendar connected' }).waitFor();
       await window.close();
       await frame.getByRole('link', { name: 'Refresh' }).click();

@@ -12,7 +12,8 @@ import type { AuthDeps } from '../deps.ts';
  *   started, so a callback URL carried to another browser (login CSRF on the connection) fails;
  * - a ticket (10 minutes, single use) that lets the onboarding step, inside a third-party frame
  *   whose cookies are partitioned, open the provider in a first-party window for its signed-in
- *   user: the frame's page mints it for that user, the window spends it to start the flow.
+ *   user: the frame's page mints it for that user; the window shows whose account it is and
+ *   spends it on the user's confirmation (a form with a CSRF token), to start the flow.
  */
 export const CONNECT_TTL_SECONDS = 10 * 60;
 const STATE_MODEL = 'CalendarConnectState';
@@ -97,6 +98,17 @@ export async function mintTicket(deps: AuthDeps, userId: number, provider: OAuth
     CONNECT_TTL_SECONDS,
   );
   return ticket;
+}
+
+/** The ticket's user without spending it (the confirmation page); null as `spendTicket` would be. */
+export async function peekTicket(
+  deps: AuthDeps,
+  ticket: string,
+  provider: OAuthProviderId,
+): Promise<number | null> {
+  if (!ID.test(ticket)) return null;
+  const record = await deps.runtime.stores.tokenStore.find<Ticket>(TICKET_MODEL, sha256Hex(ticket));
+  return record && record.provider === provider && !record.consumed ? record.userId : null;
 }
 
 /** The ticket's user, once, for this provider; null when unknown, used, expired or for another provider. */

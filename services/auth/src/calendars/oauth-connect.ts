@@ -1,6 +1,7 @@
 import { CredentialsRefusedError, type OAuthCredentials } from '@sched/calendars/connector';
 import { type OAuthCalendarProvider, oauthProviderFor } from '@sched/calendars/providers/oauth-provider';
 import { pkcePair } from '@sched/calendars/providers/oauth-tokens';
+import { findUserById } from '@sched/db/queries/users';
 import { NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
@@ -8,9 +9,17 @@ import { singleQueryValue } from '../http/params.ts';
 import { seeOther } from '../interaction/current.ts';
 import { sendPage } from '../pages/layout.ts';
 import { PATHS } from '../paths.ts';
+import { csrfFor, readForm } from '../web/forms.ts';
 import { signedInUser } from '../web/session.ts';
-import { type ConnectReturn, saveConnectState, spendTicket, takeConnectState } from './connect-state.ts';
+import {
+  type ConnectReturn,
+  peekTicket,
+  saveConnectState,
+  spendTicket,
+  takeConnectState,
+} from './connect-state.ts';
 import { calendarService, oauthFetch } from './library.ts';
+import { connectConfirmPage } from './pages/connect-confirm.ts';
 import { type ConnectProblem, connectResultPage } from './pages/connect-result.ts';
 
 /**
@@ -52,11 +61,38 @@ export async function startOAuthConnect(
   );
 }
 
-/** GET /auth/calendars/connect/:provider?ticket=: the onboarding step's window starts here. */
+const connectPurpose = (provider: string) => `calendar-connect:${provider}`;
+
+/**
+ * GET /auth/calendars/connect/:provider?ticket=: the onboarding step's window opens here. The
+ * ticket is not spent: the page names its account and asks to go on (a link sent to someone else
+ * would connect their calendar to the sender's account without it).
+ */
+export function confirmFromTicket(deps: AuthDeps) {
+  return async function confirmFromTicketHandler(ctx: Context) {
+    ctx.set('Cache-Control', 'no-store');
+    const provider = configuredProvider(deps, ctx);
+    const ticket = singleQueryValue(ctx, 'ticket') ?? '';
+    const userId = await peekTicket(deps, ticket, provider.id);
+    const user = userId === null ? null : await findUserById(deps.runtime.stores.db.knex, userId);
+    if (!user) return finish(ctx, provider, 'onboarding', 'expired');
+    const view = {
+      label: provider.label,
+      email: user.email,
+      action: `${PATHS.calendarConnect}/${provider.id}`,
+      ticket,
+      csrf: csrfFor(deps, ctx, connectPurpose(provider.id)),
+    };
+    sendPage(ctx, 200, `Connect ${provider.label}`, connectConfirmPage(view));
+  };
+}
+
+/** POST /auth/calendars/connect/:provider (the confirmation's form): spends the ticket, then to the provider. */
 export function startFromTicket(deps: AuthDeps) {
   return async function startFromTicketHandler(ctx: Context) {
     const provider = configuredProvider(deps, ctx);
-    const userId = await spendTicket(deps, singleQueryValue(ctx, 'ticket') ?? '', provider.id);
+    const form = await readForm(deps, ctx, connectPurpose(provider.id));
+    const userId = await spendTicket(deps, form.ticket ?? '', provider.id);
     if (userId === null) return finish(ctx, provider, 'onboarding', 'expired');
     await startOAuthConnect(deps, ctx, provider, userId, 'onboarding');
   };
