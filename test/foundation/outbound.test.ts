@@ -208,3 +208,23 @@ test('OUTBOUND_PRIVATE_NETWORKS is allow or deny, deny by default', (t) => {
     message: 'Invalid configuration: OUTBOUND_PRIVATE_NETWORKS must be allow or deny',
   });
 });
+
+test('redirect: manual hands the redirect back unfollowed; redirect: error refuses it', async (t) => {
+  let hops = 0;
+  const server = await listen('127.0.0.2', (req, res) => {
+    hops += 1;
+    if (req.url === '/.well-known/caldav') res.writeHead(301, { location: '/dav/' }).end();
+    else res.end('arrived');
+  });
+  t.teardown(server.close);
+  const manual = await strict()(`${server.url}/.well-known/caldav`, { redirect: 'manual' });
+  t.is(manual.status, 301);
+  t.is(manual.headers.get('location'), '/dav/');
+  t.is(hops, 1);
+  const error = await t.throwsAsync(strict()(`${server.url}/.well-known/caldav`, { redirect: 'error' }), {
+    instanceOf: OutboundRefusedError,
+  });
+  t.is(error?.reason, 'redirect');
+  t.is(hops, 2);
+  t.is(await (await strict()(`${server.url}/.well-known/caldav`)).text(), 'arrived');
+});

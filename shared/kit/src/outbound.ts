@@ -107,6 +107,9 @@ export function createOutboundFetch(options: OutboundOptions): OutboundFetch {
     const headers = new Headers(init.headers ?? request?.headers);
     if (!headers.has('user-agent')) headers.set('user-agent', options.userAgent ?? 'sched-oauth');
     let body = await encodeBody(init.body ?? (request ? await request.arrayBuffer() : undefined), headers);
+    // As fetch does: `manual` hands the redirect itself back (RFC 6764 discovery reads the
+    // Location of /.well-known/caldav), `error` refuses it; the caller's next request is checked anew.
+    const redirectMode = init.redirect ?? request?.redirect ?? 'follow';
 
     const signal = init.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)])
@@ -116,10 +119,11 @@ export function createOutboundFetch(options: OutboundOptions): OutboundFetch {
       checkTarget(url);
       const response = await exchange(url, method, headers, body, signal);
       const location = response.headers.location;
-      if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
+      if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined || redirectMode === 'manual') {
         return toResponse(response, maxBytes, signal, timeoutMs);
       }
       response.resume();
+      if (redirectMode === 'error') throw new OutboundRefusedError('redirect', 'redirects are not followed');
       if (redirects >= maxRedirects) {
         throw new OutboundRefusedError(
           'redirect',

@@ -63,25 +63,43 @@ function trackedFetch(fetchOut: Fetch) {
     if (response.status >= 500) seen.unavailable = `HTTP ${response.status}`;
     return response;
   };
-  const judge = (error: unknown): Error => {
+  const judge = (error: unknown, otherwise?: (error: unknown) => Error): Error => {
     if (seen.refused) return seen.refused;
     if (seen.unauthorized) return new CredentialsRefusedError(CREDENTIALS_REFUSED_MESSAGE);
     if (seen.unavailable !== undefined)
       return new ProviderUnavailableError(`${UNREACHABLE_MESSAGE} (${seen.unavailable})`);
+    if (otherwise) return otherwise(error);
     return error instanceof Error ? error : new Error(String(error));
   };
   return { fetch, judge };
 }
 
-/** Runs one operation with a fresh tracker; failures come out as the interface's errors. */
-async function run<T>(fetchOut: Fetch, operation: (fetch: Fetch) => Promise<T>): Promise<T> {
+/**
+ * Runs one operation with a fresh tracker; failures come out as the interface's errors, and any
+ * other failure through `otherwise` when given.
+ */
+async function run<T>(
+  fetchOut: Fetch,
+  operation: (fetch: Fetch) => Promise<T>,
+  otherwise?: (error: unknown) => Error,
+): Promise<T> {
   const tracker = trackedFetch(fetchOut);
   try {
     return await operation(tracker.fetch);
   } catch (error) {
-    throw tracker.judge(error);
+    throw tracker.judge(error, otherwise);
   }
 }
+
+/**
+ * Discovery that fails without a refusal or an outage: the address answered, but not as a CalDAV
+ * server does (no principal, no calendar home, an HTML page where XML was expected). That is the
+ * user's input leading nowhere, not a fault of ours.
+ */
+const notCalDav = (error: unknown): Error =>
+  error instanceof NotACalDavServerError
+    ? error
+    : new NotACalDavServerError('No CalDAV calendars were found at this address', { cause: error });
 
 /** A write's answer: 2xx fine, anything else thrown as the interface's errors. */
 function expectOk(response: Response, what: string, allowNotFound = false): void {
@@ -158,10 +176,14 @@ export function createCalDavConnector(
 
   return {
     async discover() {
-      return run(deps.fetch, async (fetch) => {
-        const list = await calendars(fetch);
-        return { calendarHomeUrl: homeUrl!, calendars: list };
-      });
+      return run(
+        deps.fetch,
+        async (fetch) => {
+          const list = await calendars(fetch);
+          return { calendarHomeUrl: homeUrl!, calendars: list };
+        },
+        notCalDav,
+      );
     },
     async account() {
       return credentials.username;

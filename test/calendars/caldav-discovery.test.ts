@@ -1,0 +1,75 @@
+// CalDAV discovery against servers laid out as they are in the wild (contract §16, RFC 6764):
+// a server whose DAV tree is not at its root (Nextcloud: /remote.php/dav/) is found through the
+// redirect of /.well-known/caldav, and an address that answers but is no CalDAV server is a 400
+// saying so (not a 500), with nothing saved.
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { insertUser } from '../support/factories.ts';
+import { apiClient } from '../support/http.ts';
+import { setUpRadicale } from '../support/radicale.ts';
+import { setUpTestSystem } from '../support/system.ts';
+
+const alex = { username: 'alex', password: 'correct horse battery staple' };
+const radicale = setUpRadicale(test, [alex]);
+const system = setUpTestSystem(test, { OUTBOUND_PRIVATE_NETWORKS: 'allow' });
+const call = apiClient(() => system.url);
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+test.serial.before(async () => {
+  await radicale.makeCalendar(alex, 'work', 'Work');
+});
+
+test.serial('a server whose DAV tree is below its root is found through /.well-known/caldav', async (t) => {
+  // radicale behind a front that serves it under /dav/ only, as Nextcloud does under /remote.php/dav/.
+  const front = await serve((req, res) => {
+    if (req.url?.startsWith('/.well-known/caldav')) return res.writeHead(301, { location: '/dav/' }).end();
+    if (!req.url?.startsWith('/dav/')) return res.writeHead(404).end('Not Found');
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: radicale.port,
+        path: req.url.slice('/dav'.length),
+        method: req.method,
+        headers: { ...req.headers, 'x-script-name': '/dav' },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  t.teardown(() => front.server.close());
+  const host = await insertUser(system.stores.db.knex);
+  const response = await call('POST', '/v2/calendars/caldav', {
+    token: host.apiKey,
+    body: { serverUrl: front.url, username: alex.username, password: alex.password },
+  });
+  t.is(response.status, 201, JSON.stringify(response.body));
+  t.deepEqual(
+    response.body.data.calendars.map((calendar: { name: string }) => calendar.name),
+    ['Work'],
+  );
+});
+
+test.serial('an address that answers but is no CalDAV server: 400 saying so, nothing saved', async (t) => {
+  const web = await serve((req, res) => {
+    if (req.url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome</h1>');
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+  });
+  t.teardown(() => web.server.close());
+  const host = await insertUser(system.stores.db.knex);
+  const response = await call('POST', '/v2/calendars/caldav', {
+    token: host.apiKey,
+    body: { serverUrl: web.url, username: alex.username, password: alex.password },
+  });
+  t.is(response.status, 400, JSON.stringify(response.body));
+  t.is(response.body.error.message, 'No CalDAV calendars were found at this server URL');
+  t.deepEqual((await call('GET', '/v2/calendars', { token: host.apiKey })).body.data, []);
+});
