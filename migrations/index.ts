@@ -18,6 +18,7 @@ import * as userDisabled from './0016_user_disabled.ts';
 import * as calendarConnections from './0017_calendar_connections.ts';
 import * as agentClients from './0018_agent_clients.ts';
 import * as calendarVersion from './0019_calendar_version.ts';
+import * as calendarConnectionServer from './0020_calendar_connection_server.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,4 +49,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0017_calendar_connections', calendarConnections],
   ['0018_agent_clients', agentClients],
   ['0019_calendar_version', calendarVersion],
+  ['0020_calendar_connection_server', calendarConnectionServer],
 ];

@@ -1,13 +1,13 @@
-// CalDAV discovery against servers laid out as they are in the wild (contract §16, RFC 6764):
+// CalDAV accounts against servers laid out as they are in the wild (contract §16, RFC 6764):
 // a server whose DAV tree is not at its root (Nextcloud: /remote.php/dav/) is found through the
-// redirect of /.well-known/caldav, and an address that answers but is no CalDAV server is a 400
-// saying so (not a 500), with nothing saved.
+// redirect of /.well-known/caldav, an address that answers but is no CalDAV server is a 400
+// saying so (not a 500) with nothing saved, and the same user name on two servers is two accounts.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import { insertUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
-import { setUpRadicale } from '../support/radicale.ts';
+import { setUpRadicale, startRadicale } from '../support/radicale.ts';
 import { setUpTestSystem } from '../support/system.ts';
 
 const alex = { username: 'alex', password: 'correct horse battery staple' };
@@ -72,4 +72,35 @@ test.serial('an address that answers but is no CalDAV server: 400 saying so, not
   t.is(response.status, 400, JSON.stringify(response.body));
   t.is(response.body.error.message, 'No CalDAV calendars were found at this server URL');
   t.deepEqual((await call('GET', '/v2/calendars', { token: host.apiKey })).body.data, []);
+});
+
+test.serial('the same user name on another server is another connection; the first one stays', async (t) => {
+  const elsewhere = { username: alex.username, password: 'another password' };
+  const second = await startRadicale([elsewhere]);
+  t.teardown(() => second.close());
+  await second.makeCalendar(elsewhere, 'home', 'Home');
+  const host = await insertUser(system.stores.db.knex);
+  const connect = (serverUrl: string, password: string) =>
+    call('POST', '/v2/calendars/caldav', {
+      token: host.apiKey,
+      body: { serverUrl, username: alex.username, password },
+    });
+  const first = await connect(radicale.url, alex.password);
+  t.is(first.status, 201);
+  t.is((await connect(second.url, elsewhere.password)).status, 201);
+  // The first server again (another path on it): the same account, refreshed, not a third one.
+  t.is((await connect(`${radicale.url}/alex/`, alex.password)).status, 201);
+  const listed = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data as Array<{
+    id: number;
+    account: string;
+    calendars: Array<{ name: string }>;
+  }>;
+  t.deepEqual(
+    listed.map((connection) => [connection.account, connection.calendars.map((c) => c.name)]),
+    [
+      ['alex', ['Work']],
+      ['alex', ['Home']],
+    ],
+  );
+  t.is(listed[0]!.id, first.body.data.id);
 });

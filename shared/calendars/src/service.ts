@@ -146,12 +146,14 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     account: string,
     credentials: ConnectionCredentials,
     calendars: RemoteCalendar[],
+    server = '',
   ) =>
     presentConnection(
       await saveCalendarConnection(knex, {
         userId,
         provider,
         account,
+        server,
         credentialsSealed: box.seal(credentials),
         calendars,
       }),
@@ -180,6 +182,8 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
         input.username,
         { ...credentials, calendarHomeUrl: found.calendarHomeUrl },
         found.calendars,
+        // The same user name on another server is another account; on this one, a reconnect.
+        new URL(input.serverUrl).origin,
       );
     },
 

@@ -190,7 +190,7 @@ export interface RemoteCalendarInput {
 }
 
 /**
- * Saves a verified connection: a new one, or (same user, provider and account) the existing one
+ * Saves a verified connection: a new one, or (same user, provider, account and server) the existing one
  * with fresh credentials, status active, and its calendar list brought up to date (the user's
  * choices kept for calendars still there). New calendars are checked for conflicts; when the user
  * has no destination yet, the primary (or first writable) calendar becomes it.
@@ -201,6 +201,8 @@ export async function saveCalendarConnection(
     userId: number;
     provider: CalendarProviderName;
     account: string;
+    /** CalDAV: the server's origin (the same user name on another server is another account). */
+    server?: string;
     credentialsSealed: string;
     calendars: readonly RemoteCalendarInput[];
   },
@@ -211,9 +213,10 @@ export async function saveCalendarConnection(
         user_id: input.userId,
         provider: input.provider,
         account: input.account,
+        server: input.server ?? '',
         credentials_sealed: input.credentialsSealed,
       })
-      .onConflict(['user_id', 'provider', 'account'])
+      .onConflict(['user_id', 'provider', 'account', 'server'])
       .merge({
         credentials_sealed: input.credentialsSealed,
         status: 'active',
