@@ -23,7 +23,7 @@ import {
 } from '@sched/policy/booking-periods';
 import { ConflictError, NotFoundError } from '@sched/kit/errors';
 import type { Knex } from 'knex';
-import { type ExternalBusy, recordCalendarChange } from './external-busy.ts';
+import { type ExternalBusy, recordCalendarChange, withoutInterval } from './external-busy.ts';
 import { eventTypeFrame, hostFrame, hostWindows } from './frames.ts';
 
 const MINUTE = 60_000;
@@ -160,7 +160,13 @@ async function book(knex: Knex, attempt: Attempt): Promise<BookingResult> {
       startMs,
       endMs,
     );
-    available = available.filter((host) => !overlapsAny(external.get(host.id) ?? [], startMs, endMs));
+    const busyOf = (hostId: number) => {
+      const intervals = external.get(hostId) ?? [];
+      return replaces && replaces.hostUserId === hostId
+        ? withoutInterval(intervals, replaces.start.getTime(), replaces.end.getTime())
+        : intervals;
+    };
+    available = available.filter((host) => !overlapsAny(busyOf(host.id), startMs, endMs));
     if (available.length === 0) throw slotUnavailable();
   }
   const eventFrame = eventTypeFrame(eventType, profiles);

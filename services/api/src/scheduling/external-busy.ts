@@ -23,3 +23,22 @@ export async function recordCalendarChange(
   await enqueueCalendarWrite(trx, hostUserId, write);
   await bumpBusyVersion(trx, [hostUserId]);
 }
+
+/**
+ * `intervals` without [start, end). A rescheduled booking's own event is in its host's calendar
+ * (written by the queue, or moved there by an earlier reschedule) at exactly the booking's time:
+ * it is the booking being moved, not a conflict with it, as its row in our own table is not.
+ */
+export function withoutInterval(
+  intervals: ReadonlyArray<{ start: number; end: number }>,
+  start: number,
+  end: number,
+): Array<{ start: number; end: number }> {
+  return intervals.flatMap((interval) => {
+    if (interval.end <= start || interval.start >= end) return [interval];
+    return [
+      ...(interval.start < start ? [{ start: interval.start, end: start }] : []),
+      ...(interval.end > end ? [{ start: end, end: interval.end }] : []),
+    ];
+  });
+}

@@ -1,0 +1,78 @@
+// Rescheduling a booking whose event is already in the host's calendar (contract §16): the event
+// is that booking itself, so moving the booking by less than its length is not a conflict with it,
+// while another event in the calendar still is.
+import test from 'ava';
+import { DateTime } from 'luxon';
+import { insertUser } from '../support/factories.ts';
+import { apiClient } from '../support/http.ts';
+import { setUpRadicale } from '../support/radicale.ts';
+import { waitUntil } from '../support/redis-server.ts';
+import { attendee, personalEventType } from '../support/scheduling.ts';
+import { setUpTestSystem } from '../support/system.ts';
+
+const ZONE = 'Europe/Berlin';
+const alex = { username: 'alex', password: 'correct horse battery staple' };
+const radicale = setUpRadicale(test, [alex]);
+const system = setUpTestSystem(
+  test,
+  { OUTBOUND_PRIVATE_NETWORKS: 'allow' },
+  {
+    calendarWrites: {
+      intervalMs: 100,
+      policy: { maxAttempts: 1000, baseDelaySeconds: 0, maxDelaySeconds: 0 },
+    },
+  },
+);
+const call = apiClient(() => system.url);
+const thursday = DateTime.fromISO('2031-03-06T00:00', { zone: ZONE });
+const at = (time: string) =>
+  thursday.set({ hour: Number(time.slice(0, 2)), minute: Number(time.slice(3)) }).toISO()!;
+
+test('a booking moved within its own time is not refused by its own event; another event still blocks', async (t) => {
+  const knex = system.stores.db.knex;
+  const host = await insertUser(knex, { timeZone: ZONE });
+  const eventTypeId = (await personalEventType(knex, host.id, { lengthInMinutes: 60 })).id;
+  const work = await radicale.makeCalendar(alex, 'work', 'Work');
+  await radicale.putEvent(
+    alex,
+    work,
+    'lunch',
+    [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//test//EN',
+      'BEGIN:VEVENT',
+      'UID:lunch',
+      'DTSTAMP:20310101T000000Z',
+      `DTSTART;TZID=${ZONE}:20310306T120000`,
+      `DTEND;TZID=${ZONE}:20310306T130000`,
+      'SUMMARY:lunch',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n'),
+  );
+  const connected = await call('POST', '/v2/calendars/caldav', {
+    token: host.apiKey,
+    body: { serverUrl: radicale.url, username: alex.username, password: alex.password },
+  });
+  t.is(connected.status, 201);
+
+  const booked = await call('POST', '/v2/bookings', { body: { eventTypeId, start: at('10:00'), attendee } });
+  t.is(booked.status, 201);
+  const written = async () =>
+    (await radicale.events(alex, work)).filter((ics) => ics.includes(`UID:${booked.body.data.uid}@sched`));
+  await waitUntil('the event written', 20_000, async () => (await written()).length === 1);
+
+  const moved = await call('POST', `/v2/bookings/${booked.body.data.uid}/reschedule`, {
+    body: { start: at('10:30') },
+  });
+  t.is(moved.status, 201, JSON.stringify(moved.body));
+
+  // Into lunch (12:00-13:00, not ours): still a conflict.
+  const intoLunch = await call('POST', `/v2/bookings/${moved.body.data.uid}/reschedule`, {
+    body: { start: at('11:30') },
+  });
+  t.is(intoLunch.status, 409);
+  t.is(intoLunch.body.error.message, 'slot_unavailable');
+});
