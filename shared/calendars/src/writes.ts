@@ -97,7 +97,16 @@ async function create(deps: CalendarWriteDeps, booking: Booking): Promise<void> 
   const { externalId } = await onConnection(deps, destination.connectionId, () =>
     target.connector.createEvent(destination.externalId, draft),
   );
+  // No re-read needed: the booking itself keeps its time busy while its event is being written.
   await saveBookingEvent(deps.knex, booking.id, destination.calendarId, externalId);
+}
+
+/**
+ * The host's calendar no longer holds what it did when their busy times were last read (a read
+ * between the booking change and this write cached the old state): read it afresh next time.
+ */
+async function calendarChanged(deps: CalendarWriteDeps, hostUserId: number | null): Promise<void> {
+  if (hostUserId !== null) await bumpBusyVersion(deps.knex, [hostUserId]);
 }
 
 async function remove(deps: CalendarWriteDeps, bookingId: number): Promise<void> {
@@ -110,6 +119,8 @@ async function remove(deps: CalendarWriteDeps, bookingId: number): Promise<void>
     );
   }
   await deleteBookingEvent(deps.knex, bookingId);
+  // Until now the deleted event was busy in the calendar: a read cached since the cancel still has it.
+  if (target) await calendarChanged(deps, target.connection.userId);
 }
 
 export async function performCalendarWrite(deps: CalendarWriteDeps, write: CalendarWrite): Promise<void> {
@@ -136,5 +147,5 @@ export async function performCalendarWrite(deps: CalendarWriteDeps, write: Calen
     target.connector.updateEvent(old.calendarExternalId, old.externalId, { ...draft, uid }),
   );
   await moveBookingEvent(deps.knex, old.bookingId, booking.id);
-  if (booking.hostUserId !== null) await bumpBusyVersion(deps.knex, [booking.hostUserId]);
+  await calendarChanged(deps, booking.hostUserId);
 }
