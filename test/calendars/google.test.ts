@@ -146,13 +146,21 @@ test.serial(
     t.is(store.saved.length, 1);
     t.like(store.saved[0], { accessToken: 'ya29.fresh', refreshToken: 'refresh-1' });
     t.deepEqual(calendars, [
-      { externalId: 'ada@example.com', name: 'ada@example.com', readOnly: false, primary: true },
-      { externalId: 'team@group.calendar.google.com', name: 'Team', readOnly: false, primary: false },
+      { externalId: 'ada@example.com', name: 'ada@example.com', readOnly: false, primary: true, owned: true },
+      // Shared with the account (writer) or subscribed to (reader): not its own.
+      {
+        externalId: 'team@group.calendar.google.com',
+        name: 'Team',
+        readOnly: false,
+        primary: false,
+        owned: false,
+      },
       {
         externalId: 'en.uk#holiday@group.v.calendar.google.com',
         name: 'Holidays',
         readOnly: true,
         primary: false,
+        owned: false,
       },
     ]);
     nock(GOOGLE_ORIGINS.api).get(`${API}/users/me/calendarList`).query(true).reply(200, calendarList);

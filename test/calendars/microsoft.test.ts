@@ -42,6 +42,13 @@ const calendars = {
       isDefaultCalendar: false,
       owner: { name: 'Ada Lovelace', address: 'ada@contoso.example' },
     },
+    {
+      id: 'AAMkAGI2-shared',
+      name: "Grace's calendar",
+      canEdit: true,
+      isDefaultCalendar: false,
+      owner: { name: 'Grace Hopper', address: 'Grace@Contoso.example' },
+    },
   ],
 };
 
@@ -136,8 +143,16 @@ test.serial('refresh on expiry stores the rotated refresh token', async (t) => {
     .reply(200, calendars);
   const { calendar, store } = connector(oauthCredentials(-5));
   t.deepEqual(await calendar.listCalendars(), [
-    { externalId: 'AAMkAGI2-default', name: 'Calendar', readOnly: false, primary: true },
-    { externalId: 'AAMkAGI2-birthdays', name: 'Birthdays', readOnly: true, primary: false },
+    { externalId: 'AAMkAGI2-default', name: 'Calendar', readOnly: false, primary: true, owned: true },
+    { externalId: 'AAMkAGI2-birthdays', name: 'Birthdays', readOnly: true, primary: false, owned: true },
+    // Shared by a colleague: listed, but not the account's own (not checked until chosen).
+    {
+      externalId: 'AAMkAGI2-shared',
+      name: "Grace's calendar",
+      readOnly: false,
+      primary: false,
+      owned: false,
+    },
   ]);
   t.true(refresh.isDone());
   t.like(store.saved[0], { accessToken: 'fresh', refreshToken: 'refresh-2' });

@@ -75,6 +75,17 @@ test.serial('connect: the callback saves the connection; the page lists it with 
   const connections = await world.call('GET', '/v2/calendars', { token: user.apiKey });
   t.is(connections.status, 200);
   t.like(connections.body.data[0], { provider: 'google', account: 'ada@example.com', status: 'active' });
+  // Checked for conflicts by default: the account's own calendars, not one shared with it.
+  t.deepEqual(
+    connections.body.data[0].calendars.map((c: { name: string; checkForConflicts: boolean }) => [
+      c.name,
+      c.checkForConflicts,
+    ]),
+    [
+      ['ada@example.com', true],
+      ['Family', false],
+    ],
+  );
 });
 
 test.serial('the state is single use: the same callback again saves nothing more', async (t) => {

@@ -11,6 +11,11 @@ export interface RemoteCalendar {
   name: string;
   readOnly: boolean;
   primary: boolean;
+  /**
+   * The account's own calendar, not one shared with it or subscribed to (a colleague's, a holiday
+   * feed): only those are checked for conflicts until the user chooses otherwise.
+   */
+  owned: boolean;
 }
 
 export interface BusyInterval {

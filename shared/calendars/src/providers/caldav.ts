@@ -168,6 +168,8 @@ export function createCalDavConnector(
       name: displayName(calendar),
       // CalDAV offers no cheap read-only flag across servers: the owner's own collections are writable.
       readOnly: false,
+      // The collections of the user's own calendar home are theirs.
+      owned: true,
       primary: index === 0,
     }));
   };

@@ -149,6 +149,7 @@ export function googleConnector(config: GoogleProviderConfig, deps: OAuthConnect
           name: entry.summaryOverride ?? entry.summary ?? entry.id,
           readOnly: entry.accessRole !== 'owner' && entry.accessRole !== 'writer',
           primary: entry.primary === true,
+          owned: entry.accessRole === 'owner',
         }));
     },
 

@@ -166,11 +166,20 @@ export function microsoftConnector(
     },
 
     async listCalendars(): Promise<RemoteCalendar[]> {
-      return (await calendars()).map((calendar) => ({
+      const all = await calendars();
+      // The mailbox's own calendars have the default calendar's owner; shared ones, someone else.
+      const self = (
+        all.find((calendar) => calendar.isDefaultCalendar) ?? all[0]
+      )?.owner?.address?.toLowerCase();
+      return all.map((calendar) => ({
         externalId: calendar.id,
         name: calendar.name ?? calendar.id,
         readOnly: calendar.canEdit === false,
         primary: calendar.isDefaultCalendar === true,
+        owned:
+          self === undefined ||
+          calendar.owner?.address === undefined ||
+          calendar.owner.address.toLowerCase() === self,
       }));
     },
 

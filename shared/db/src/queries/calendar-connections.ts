@@ -187,12 +187,15 @@ export interface RemoteCalendarInput {
   name: string;
   readOnly: boolean;
   primary: boolean;
+  /** The account's own calendar; new ones are checked for conflicts when owned (default true). */
+  owned?: boolean;
 }
 
 /**
  * Saves a verified connection: a new one, or (same user, provider, account and server) the existing one
  * with fresh credentials, status active, and its calendar list brought up to date (the user's
- * choices kept for calendars still there). New calendars are checked for conflicts; when the user
+ * choices kept for calendars still there). New calendars the account owns are checked for
+ * conflicts (not those shared with it or subscribed to); when the user
  * has no destination yet, the primary (or first writable) calendar becomes it.
  */
 export async function saveCalendarConnection(
@@ -238,7 +241,9 @@ export async function saveCalendarConnection(
           name: calendar.name,
           read_only: calendar.readOnly,
           is_primary: calendar.primary,
+          check_for_conflicts: calendar.owned ?? true,
         })
+        // The user's choices (checked, destination) stay as they were for calendars already there.
         .onConflict(['connection_id', 'external_id'])
         .merge({ name: calendar.name, read_only: calendar.readOnly, is_primary: calendar.primary });
     }
