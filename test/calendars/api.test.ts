@@ -227,3 +227,35 @@ test('deleting the account deletes its calendar connections and their stored cre
   t.is(((await knex()('calendar_connections').where({ id })) as unknown[]).length, 0);
   t.is(((await knex()('connected_calendars').where({ connection_id: id })) as unknown[]).length, 0);
 });
+
+test('a connection whose credentials cannot be used any more can still be deleted, credentials and all', async (t) => {
+  const user = await insertUser(knex());
+  // Sealed under another ENCRYPTION_KEY (the operator changed it): unreadable here.
+  const unreadable = await connect(user, 'old-key', ['Work']);
+  await knex()('calendar_connections')
+    .where({ id: unreadable.id })
+    .update({
+      credentials_sealed: new CredentialsBox('another-encryption-key-0123456789abcdef').seal({
+        serverUrl: 'https://dav.example.com/',
+        username: 'old-key',
+        password: 'pw',
+      }),
+    });
+  // Google, no longer configured on this deployment.
+  const box = new CredentialsBox(system.config.encryptionKey);
+  const google = await saveCalendarConnection(knex(), {
+    userId: user.id,
+    provider: 'google',
+    account: 'ada@example.com',
+    credentialsSealed: box.seal({
+      accessToken: 'ya29.x',
+      refreshToken: '1//x',
+      expiresAt: new Date().toISOString(),
+    }),
+    calendars: [{ externalId: 'ada@example.com', name: 'ada@example.com', readOnly: false, primary: true }],
+  });
+  for (const id of [unreadable.id, google.id]) {
+    t.is((await call('DELETE', `/v2/calendars/${id}`, { token: user.apiKey })).status, 204);
+    t.is(((await knex()('calendar_connections').where({ id })) as unknown[]).length, 0);
+  }
+});

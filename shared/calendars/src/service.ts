@@ -206,19 +206,20 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
     async disconnect(userId, connectionId) {
       const connection = await getCalendarConnection(knex, userId, connectionId);
-      const connector = connectorOf(connection);
-      if (connector.revoke) {
-        // Revocation is a courtesy to the provider: our copy of the credentials goes regardless.
-        await connector.revoke().catch((error: unknown) => {
-          deps.logger.warn(
-            {
-              connectionId,
-              provider: connection.provider,
-              reason: error instanceof Error ? error.message : String(error),
-            },
-            'calendar token revocation failed; the connection is deleted anyway',
-          );
-        });
+      // Revocation is a courtesy to the provider: our copy of the credentials goes regardless, also
+      // when they cannot be used any more (ENCRYPTION_KEY changed, the provider no longer configured).
+      try {
+        const connector = connectorOf(connection);
+        if (connector.revoke) await connector.revoke();
+      } catch (error) {
+        deps.logger.warn(
+          {
+            connectionId,
+            provider: connection.provider,
+            reason: error instanceof Error ? error.message : String(error),
+          },
+          'calendar token revocation failed; the connection is deleted anyway',
+        );
       }
       await deleteCalendarConnection(knex, userId, connectionId);
     },
