@@ -259,3 +259,23 @@ test('a connection whose credentials cannot be used any more can still be delete
     t.is(((await knex()('calendar_connections').where({ id })) as unknown[]).length, 0);
   }
 });
+
+test('credentials that no longer open (ENCRYPTION_KEY changed) ask the user to reconnect', async (t) => {
+  const user = await insertUser(knex());
+  const { id } = await connect(user, 'sealed-elsewhere', ['Work']);
+  await knex()('calendar_connections')
+    .where({ id })
+    .update({
+      credentials_sealed: new CredentialsBox('another-encryption-key-0123456789abcdef').seal({
+        serverUrl: 'https://dav.example.com/',
+        username: 'sealed-elsewhere',
+        password: 'pw',
+      }),
+    });
+  const busy = await call('GET', '/v2/calendars/busy-times?start=2031-01-06&end=2031-01-06', {
+    token: user.apiKey,
+  });
+  t.is(busy.status, 200);
+  const [connection] = (await call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.is(connection.status, 'needs_reauth');
+});

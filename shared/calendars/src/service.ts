@@ -13,15 +13,16 @@ import type { Logger } from '@sched/kit/logger';
 import { type OutboundFetch, OutboundRefusedError } from '@sched/kit/outbound';
 import type { Knex } from 'knex';
 import { BusyTimes, mergeByConnection } from './busy-times.ts';
-import type {
-  CalDavCredentials,
-  CalendarConnector,
-  CalendarProvider,
-  ConnectionCredentials,
-  OAuthCredentials,
-  RemoteCalendar,
+import {
+  type CalDavCredentials,
+  type CalendarConnector,
+  type CalendarProvider,
+  type ConnectionCredentials,
+  CredentialsRefusedError,
+  type OAuthCredentials,
+  type RemoteCalendar,
 } from './connector.ts';
-import type { CredentialsBox } from './credentials-box.ts';
+import { type CredentialsBox, EncryptionKeyMissingError } from './credentials-box.ts';
 import { createCalDavConnector } from './providers/caldav.ts';
 import { connectorFor } from './registry.ts';
 
@@ -124,11 +125,31 @@ export interface CalendarService {
 export function createCalendarService(deps: CalendarServiceDeps): CalendarService {
   const { knex, box } = deps;
 
+  /**
+   * Credentials that no longer open (sealed under an earlier ENCRYPTION_KEY, or altered) are as
+   * good as refused: the connection becomes needs_reauth and the user is asked to reconnect,
+   * rather than its busy times being left out without a word. A process without the key at all
+   * is the operator's to fix (EncryptionKeyMissingError passes through).
+   */
+  const openCredentials = (connection: CalendarConnection): ConnectionCredentials => {
+    try {
+      return box.open<ConnectionCredentials>(connection.credentialsSealed);
+    } catch (error) {
+      if (error instanceof EncryptionKeyMissingError) throw error;
+      throw new CredentialsRefusedError(
+        'The saved credentials can no longer be read: reconnect the calendar',
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+
   const connectorOf = (connection: CalendarConnection): CalendarConnector =>
     connectorFor(
       {
         provider: connection.provider,
-        credentials: box.open<ConnectionCredentials>(connection.credentialsSealed),
+        credentials: openCredentials(connection),
       },
       {
         fetch: deps.fetch,

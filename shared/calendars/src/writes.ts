@@ -83,7 +83,8 @@ async function onConnection<T>(
 
 async function connectorFor(deps: CalendarWriteDeps, connectionId: number) {
   const connection = await findCalendarConnectionById(deps.knex, connectionId);
-  return connection ? { connection, connector: deps.calendars.connectorOf(connection) } : null;
+  // Made inside each write's onConnection: credentials that no longer open are recorded there.
+  return connection ? { connection, connector: () => deps.calendars.connectorOf(connection) } : null;
 }
 
 async function create(deps: CalendarWriteDeps, booking: Booking): Promise<void> {
@@ -95,7 +96,7 @@ async function create(deps: CalendarWriteDeps, booking: Booking): Promise<void> 
   const target = await connectorFor(deps, destination.connectionId);
   if (!target) return;
   const { externalId } = await onConnection(deps, destination.connectionId, () =>
-    target.connector.createEvent(destination.externalId, draft),
+    target.connector().createEvent(destination.externalId, draft),
   );
   // No re-read needed: the booking itself keeps its time busy while its event is being written.
   await saveBookingEvent(deps.knex, booking.id, destination.calendarId, externalId);
@@ -115,7 +116,7 @@ async function remove(deps: CalendarWriteDeps, bookingId: number): Promise<void>
   const target = await connectorFor(deps, event.connectionId);
   if (target) {
     await onConnection(deps, event.connectionId, () =>
-      target.connector.deleteEvent(event.calendarExternalId, event.externalId),
+      target.connector().deleteEvent(event.calendarExternalId, event.externalId),
     );
   }
   await deleteBookingEvent(deps.knex, bookingId);
@@ -144,7 +145,7 @@ export async function performCalendarWrite(deps: CalendarWriteDeps, write: Calen
   const first = await findBookingById(deps.knex, old.bookingId);
   const uid = first ? eventUidOf(first) : draft.uid;
   await onConnection(deps, old.connectionId, () =>
-    target.connector.updateEvent(old.calendarExternalId, old.externalId, { ...draft, uid }),
+    target.connector().updateEvent(old.calendarExternalId, old.externalId, { ...draft, uid }),
   );
   await moveBookingEvent(deps.knex, old.bookingId, booking.id);
   await calendarChanged(deps, booking.hostUserId);
