@@ -279,3 +279,29 @@ test('credentials that no longer open (ENCRYPTION_KEY changed) ask the user to r
   const [connection] = (await call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   t.is(connection.status, 'needs_reauth');
 });
+
+test('choosing destinations at the same time: every request answers, one destination stays', async (t) => {
+  const user = await insertUser(knex());
+  const first = await connect(user, 'race-a', ['A1', 'A2', 'A3']);
+  const second = await connect(user, 'race-b', ['B1', 'B2', 'B3']);
+  const choices = [
+    ...first.calendars.map((id) => [first.id, id] as const),
+    ...second.calendars.map((id) => [second.id, id] as const),
+  ];
+  const answers = await Promise.all(
+    [...choices, ...choices].map(([connectionId, id]) =>
+      call('PATCH', `/v2/calendars/${connectionId}`, {
+        token: user.apiKey,
+        body: { calendars: [{ id, isDestination: true }] },
+      }),
+    ),
+  );
+  t.deepEqual(
+    answers.map((answer) => answer.status),
+    answers.map(() => 200),
+  );
+  const all = (await call('GET', '/v2/calendars', { token: user.apiKey })).body.data as Array<{
+    calendars: Array<{ isDestination: boolean }>;
+  }>;
+  t.is(all.flatMap((connection) => connection.calendars).filter((c) => c.isDestination).length, 1);
+});

@@ -287,6 +287,9 @@ export async function updateCalendarChoices(
   choices: readonly CalendarChoice[],
 ): Promise<CalendarConnection> {
   return knex.transaction(async (trx) => {
+    // One choice of destination per user at a time: a concurrent one cleared its own view of the
+    // destinations, not ours, and the unique index would refuse the second (a 500).
+    await trx('users').where({ id: userId }).forUpdate().first('id');
     const connection = await getCalendarConnection(trx, userId, connectionId);
     const byId = new Map(connection.calendars.map((calendar) => [calendar.id, calendar]));
     for (const choice of choices) {
