@@ -1,5 +1,6 @@
 import { CredentialsRefusedError, ProviderUnavailableError } from '@sched/calendars/connector';
 import { GOOGLE_SCOPES, googleProvider } from '@sched/calendars/providers/google';
+import { ScopesNotGrantedError } from '@sched/calendars/providers/oauth-tokens';
 import test from 'ava';
 import nock from 'nock';
 import {
@@ -105,6 +106,40 @@ test.serial('token exchange: code, verifier and redirect URI with the client cre
   const expiresAt = Date.parse(credentials.expiresAt);
   t.true(expiresAt >= before + 3599_000 && expiresAt <= Date.now() + 3599_000);
 });
+
+test.serial(
+  'token exchange: access granted without one of the scopes (unticked at Google) is refused',
+  async (t) => {
+    nock(GOOGLE_ORIGINS.oauth2)
+      .post('/token')
+      .reply(200, {
+        access_token: 'ya29.a0-access',
+        expires_in: 3599,
+        refresh_token: '1//0g-refresh',
+        scope: GOOGLE_SCOPES.filter((scope) => !scope.endsWith('freebusy')).join(' '),
+        token_type: 'Bearer',
+      });
+    const error = await t.throwsAsync(
+      provider.exchangeCode(outbound, {
+        code: 'c',
+        codeVerifier: 'v',
+        redirectUri: 'https://sched.example/cb',
+      }),
+      { instanceOf: ScopesNotGrantedError },
+    );
+    t.regex(error?.message ?? '', /calendar\.events\.freebusy/);
+    // No `scope` in the answer: what was asked was granted (RFC 6749 §5.1).
+    nock(GOOGLE_ORIGINS.oauth2)
+      .post('/token')
+      .reply(200, { access_token: 'ya29.b', expires_in: 3599, refresh_token: '1//b', token_type: 'Bearer' });
+    const credentials = await provider.exchangeCode(outbound, {
+      code: 'c',
+      codeVerifier: 'v',
+      redirectUri: 'https://sched.example/cb',
+    });
+    t.is(credentials.accessToken, 'ya29.b');
+  },
+);
 
 test.serial('token exchange refused (invalid_grant: a used or expired code)', async (t) => {
   nock(GOOGLE_ORIGINS.oauth2)

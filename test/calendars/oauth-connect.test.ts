@@ -145,6 +145,26 @@ test.serial('a denial at Google returns to the page with a message; nothing is s
   t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);
 });
 
+test.serial(
+  'access granted without free/busy (unticked on the consent screen): a message, nothing saved',
+  async (t) => {
+    const user = await insertUser(knex());
+    const browser = await signedIn(world, user);
+    google.grantOnly = [
+      'https://www.googleapis.com/auth/calendar.calendarlist.readonly',
+      'https://www.googleapis.com/auth/calendar.events.owned',
+    ];
+    const landed = page(await browser.open(await authorizeAtGoogle(await startConnect(browser))));
+    t.true(
+      text(landed.html).includes(
+        'You allowed only part of the access to Google Calendar that scheduling needs',
+      ),
+      text(landed.html),
+    );
+    t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);
+  },
+);
+
 test.serial('a forged callback (unknown state, made-up code) connects nothing', async (t) => {
   const user = await insertUser(knex());
   const browser = await signedIn(world, user);

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * A tiny stand-in for Google on a loopback port, for the flows a browser drives (nock only sees
  * this process's requests, not Chromium's): the authorization endpoint approves at once (or
  * denies, `deny = true`) by redirecting to the redirect URI with a code and the state; the token
- * endpoint checks the code, the PKCE verifier (S256) and the client; the Calendar API answers
+ * endpoint checks the code, the PKCE verifier (S256) and the client, and lists the scopes granted
+ * (all those asked, or `grantOnly`, as Google's granular consent allows); the Calendar API answers
  * calendarList and freeBusy; the revocation endpoint records what it got. Shapes as Google's.
  * The system under test reaches it with OUTBOUND_PRIVATE_NETWORKS=allow (it is on loopback).
  */
@@ -16,6 +17,8 @@ export interface FakeGoogle {
   env: Record<string, string>;
   /** The next authorization is denied (error=access_denied). */
   deny: boolean;
+  /** The next authorization grants only these scopes (the user unticked the others); else all asked. */
+  grantOnly: string[] | undefined;
   /** Query of each authorization request, in order. */
   authorizations: URLSearchParams[];
   /** Tokens revoked, in order. */
@@ -34,10 +37,11 @@ async function body(request: IncomingMessage): Promise<string> {
 }
 
 export async function startFakeGoogle(account = 'ada@example.com'): Promise<FakeGoogle> {
-  const codes = new Map<string, { challenge: string; redirectUri: string }>();
+  const codes = new Map<string, { challenge: string; redirectUri: string; scope: string }>();
   const accessTokens = new Set<string>();
   const fake: Omit<FakeGoogle, 'url' | 'env' | 'close'> = {
     deny: false,
+    grantOnly: undefined,
     authorizations: [],
     revoked: [],
     account,
@@ -61,7 +65,9 @@ export async function startFakeGoogle(account = 'ada@example.com'): Promise<Fake
         codes.set(code, {
           challenge: query.get('code_challenge') ?? '',
           redirectUri: back.origin + back.pathname,
+          scope: fake.grantOnly ? fake.grantOnly.join(' ') : (query.get('scope') ?? ''),
         });
+        fake.grantOnly = undefined;
         back.searchParams.set('code', code);
       }
       response.writeHead(302, { location: back.href });
@@ -71,6 +77,7 @@ export async function startFakeGoogle(account = 'ada@example.com'): Promise<Fake
       const form = new URLSearchParams(await body(request));
       if (form.get('client_id') !== CLIENT_ID || form.get('client_secret') !== CLIENT_SECRET)
         return json(401, { error: 'invalid_client' });
+      let scope = '';
       if (form.get('grant_type') === 'authorization_code') {
         const issued = codes.get(form.get('code') ?? '');
         codes.delete(form.get('code') ?? '');
@@ -81,6 +88,7 @@ export async function startFakeGoogle(account = 'ada@example.com'): Promise<Fake
           createHash('sha256').update(verifier).digest('base64url') !== issued.challenge
         )
           return json(400, { error: 'invalid_grant', error_description: 'Bad Request' });
+        scope = issued.scope;
       } else if (form.get('grant_type') !== 'refresh_token')
         return json(400, { error: 'unsupported_grant_type' });
       const accessToken = `ya29.${randomBytes(12).toString('hex')}`;
@@ -89,7 +97,7 @@ export async function startFakeGoogle(account = 'ada@example.com'): Promise<Fake
         access_token: accessToken,
         expires_in: 3599,
         refresh_token: `1//${randomBytes(12).toString('hex')}`,
-        scope: 'https://www.googleapis.com/auth/calendar.events.owned',
+        ...(scope ? { scope } : {}),
         token_type: 'Bearer',
       });
     }

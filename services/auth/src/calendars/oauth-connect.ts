@@ -1,6 +1,6 @@
 import { CredentialsRefusedError, type OAuthCredentials } from '@sched/calendars/connector';
 import { type OAuthCalendarProvider, oauthProviderFor } from '@sched/calendars/providers/oauth-provider';
-import { pkcePair } from '@sched/calendars/providers/oauth-tokens';
+import { pkcePair, ScopesNotGrantedError } from '@sched/calendars/providers/oauth-tokens';
 import { findUserById } from '@sched/db/queries/users';
 import { NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
@@ -163,7 +163,11 @@ export function oauthCallback(deps: AuthDeps) {
         ctx,
         provider,
         returnTo,
-        caught instanceof CredentialsRefusedError ? 'refused' : 'unavailable',
+        caught instanceof ScopesNotGrantedError
+          ? 'partial'
+          : caught instanceof CredentialsRefusedError
+            ? 'refused'
+            : 'unavailable',
       );
     }
     finish(ctx, provider, returnTo);

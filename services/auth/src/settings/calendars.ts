@@ -28,7 +28,7 @@ const NOTICES: Record<string, string> = {
     'Calendar disconnected. Its saved credentials were deleted; events already written stay in it.',
 };
 
-const PROBLEMS = new Set<ConnectProblem>(['denied', 'expired', 'refused', 'unavailable']);
+const PROBLEMS = new Set<ConnectProblem>(['denied', 'partial', 'expired', 'refused', 'unavailable']);
 
 function noticeOf(ctx: Context): { notice?: string; error?: string } {
   const { notice, connected, problem, provider } = ctx.query;

@@ -33,6 +33,8 @@ const tokenClient = (config: GoogleProviderConfig): TokenClient => ({
   tokenUrl: config.tokenUrl,
   clientId: config.clientId,
   clientSecret: config.clientSecret,
+  // Google's consent screen lets the user untick each scope.
+  requiredScopes: GOOGLE_SCOPES,
 });
 
 /** The authorization-code flow of our server as Google's client (offline access, PKCE S256). */

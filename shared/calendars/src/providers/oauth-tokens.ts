@@ -19,6 +19,19 @@ export interface TokenClient {
   clientSecret: string;
   /** Microsoft wants the scopes again on each token request; Google does not. */
   scope?: string;
+  /**
+   * Scopes the code exchange's answer must list when it lists any (Google lets the user untick
+   * some on its consent screen): a connection without them could not read free/busy or write.
+   */
+  requiredScopes?: readonly string[];
+}
+
+/**
+ * The user granted only part of what was asked (granular consent): nothing is connected, since the
+ * connection would silently miss busy times or fail every write.
+ */
+export class ScopesNotGrantedError extends Error {
+  override name = 'ScopesNotGrantedError';
 }
 
 /** Refresh this long before the provider's expiry, so no request goes out with a dying token. */
@@ -34,6 +47,7 @@ interface TokenResponse {
   access_token?: unknown;
   refresh_token?: unknown;
   expires_in?: unknown;
+  scope?: unknown;
   error?: unknown;
 }
 
@@ -109,6 +123,13 @@ export async function exchangeCode(
     },
     providerName,
   );
+  // RFC 6749 §5.1: an answer without `scope` granted what was asked.
+  if (typeof json.scope === 'string' && client.requiredScopes) {
+    const granted = new Set(json.scope.split(' '));
+    const missing = client.requiredScopes.filter((scope) => !granted.has(scope));
+    if (missing.length > 0)
+      throw new ScopesNotGrantedError(`${providerName} access granted without ${missing.join(', ')}`);
+  }
   return credentialsOf(json, undefined, now, providerName);
 }
 

@@ -1,12 +1,14 @@
 import { html, type SafeHtml } from '../../pages/html.ts';
 
 /** Why a connect flow ended without a connection (the settings page shows the same words). */
-export type ConnectProblem = 'denied' | 'expired' | 'refused' | 'unavailable';
+export type ConnectProblem = 'denied' | 'partial' | 'expired' | 'refused' | 'unavailable';
 
 export function connectProblemMessage(label: string, problem: ConnectProblem): string {
   switch (problem) {
     case 'denied':
       return `You did not allow access to ${label}. Nothing was connected.`;
+    case 'partial':
+      return `You allowed only part of the access to ${label} that scheduling needs (your calendars, free/busy and adding events). Nothing was connected: start again and allow each one.`;
     case 'expired':
       return `This connection attempt expired or was started in another browser. Start again to connect ${label}.`;
     case 'refused':
