@@ -153,3 +153,55 @@ test('credentials box: sealed text holds nothing in clear, opens back, a changed
   t.throws(() => new CredentialsBox('x'.repeat(40)).open(sealed));
   t.throws(() => new CredentialsBox(undefined).seal(credentials), { message: /ENCRYPTION_KEY/ });
 });
+
+test('series that began long ago still block in the range: a daily one since 2000, every other weekday since 1995', (t) => {
+  const week = { start: new Date('2031-03-03T00:00:00Z'), end: new Date('2031-03-10T00:00:00Z') };
+  const ics = calendar(
+    'BEGIN:VEVENT',
+    'UID:standup',
+    'DTSTAMP:20000101T000000Z',
+    'DTSTART;TZID=Europe/Berlin:20000103T093000',
+    'DTEND;TZID=Europe/Berlin:20000103T094500',
+    'RRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR',
+    'END:VEVENT',
+    // One stand-up of 2010 moved (oddly, but calendars allow it) to this Saturday.
+    'BEGIN:VEVENT',
+    'UID:standup',
+    'DTSTAMP:20000101T000000Z',
+    'RECURRENCE-ID;TZID=Europe/Berlin:20100104T093000',
+    'DTSTART;TZID=Europe/Berlin:20310308T100000',
+    'DTEND;TZID=Europe/Berlin:20310308T101500',
+    'END:VEVENT',
+    'BEGIN:VEVENT',
+    'UID:one-on-one',
+    'DTSTAMP:19950101T000000Z',
+    // Monday 9 January 1995, then every other week on Monday and Thursday.
+    'DTSTART:19950109T150000Z',
+    'DTEND:19950109T160000Z',
+    'RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH',
+    'END:VEVENT',
+    // This week's Thursday one-on-one moved to Friday.
+    'BEGIN:VEVENT',
+    'UID:one-on-one',
+    'DTSTAMP:19950101T000000Z',
+    'RECURRENCE-ID:20310306T150000Z',
+    'DTSTART:20310307T080000Z',
+    'DTEND:20310307T090000Z',
+    'END:VEVENT',
+  );
+  const busy = iso(busyIntervalsOf(ics, week, 'Europe/Berlin'));
+  const standups = busy.filter(([start]) => start!.endsWith('T08:30:00.000Z'));
+  t.deepEqual(
+    standups.map(([start]) => start!.slice(0, 10)),
+    ['2031-03-03', '2031-03-04', '2031-03-05', '2031-03-06', '2031-03-07'],
+  );
+  // 1995-01-09 to 2031-03-03 is 1886 weeks: an even number, so this week is one of the series'.
+  t.deepEqual(
+    busy.filter(([start]) => !start!.endsWith('T08:30:00.000Z')),
+    [
+      ['2031-03-03T15:00:00.000Z', '2031-03-03T16:00:00.000Z'],
+      ['2031-03-07T08:00:00.000Z', '2031-03-07T09:00:00.000Z'],
+      ['2031-03-08T09:00:00.000Z', '2031-03-08T09:15:00.000Z'],
+    ],
+  );
+});

@@ -56,6 +56,39 @@ function intervalOf(event: Component, start: Time, end: Time, hostZone: string):
   return to > from ? { start: new Date(from), end: new Date(to) } : null;
 }
 
+const DAY_MS = 86_400_000;
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/**
+ * Where to start expanding a series so that `MAX_OCCURRENCES` is spent on the range, not on the
+ * years before it (a daily stand-up since 2010 has more than 5000 occurrences before 2026): the
+ * start moved forward by whole weeks, which keeps every occurrence of a DAILY or WEEKLY rule where
+ * it was (weekday, week parity, INTERVAL, wall-clock time in its zone). Only for rules whose
+ * occurrences do not depend on counting from the first one (no COUNT) and a single RRULE; the
+ * moved start lands at least two days and the event's length before the range, so it adds no
+ * occurrence there. Undefined: expand from DTSTART.
+ */
+function fastForward(
+  master: Component,
+  event: InstanceType<typeof ICAL.Event>,
+  from: number,
+): Time | undefined {
+  const rules = master.getAllProperties('rrule');
+  if (rules.length !== 1) return undefined;
+  const rule = rules[0]!.getFirstValue() as InstanceType<typeof ICAL.Recur>;
+  if (rule.count || (rule.freq !== 'DAILY' && rule.freq !== 'WEEKLY')) return undefined;
+  const interval = Math.max(1, rule.interval || 1);
+  const stepDays = rule.freq === 'WEEKLY' ? 7 * interval : (7 * interval) / gcd(7, interval);
+  const start = event.startDate;
+  const lengthMs = Math.max(0, event.duration.toSeconds() * 1000);
+  const spareMs = from - start.toUnixTime() * 1000 - lengthMs - 2 * DAY_MS;
+  const steps = Math.floor(spareMs / (stepDays * DAY_MS));
+  if (steps < 1) return undefined;
+  const moved = start.clone();
+  moved.adjust(steps * stepDays, 0, 0, 0);
+  return moved;
+}
+
 /** Registers the VTIMEZONEs an object carries, so TZIDs that are not IANA names (Outlook's) resolve. */
 function registerZones(calendar: Component): void {
   for (const zone of calendar.getAllSubcomponents('vtimezone')) {
@@ -95,7 +128,16 @@ export function busyIntervalsOf(
       if (interval && overlaps(interval)) busy.push(interval);
       continue;
     }
-    const iterator = event.iterator();
+    const startAt = fastForward(master, event, from);
+    const iterator = event.iterator(startAt);
+    if (startAt) {
+      // Occurrences moved (RECURRENCE-ID) from before where the iteration now starts.
+      for (const moved of event.exceptions ? Object.values(event.exceptions) : []) {
+        if (moved.recurrenceId.compare(startAt) >= 0 || !blocks(moved.component)) continue;
+        const interval = intervalOf(moved.component, moved.startDate, moved.endDate, hostZone);
+        if (interval && overlaps(interval)) busy.push(interval);
+      }
+    }
     for (let n = 0; n < MAX_OCCURRENCES; n++) {
       const next = iterator.next();
       if (!next) break;
