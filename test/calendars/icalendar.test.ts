@@ -205,3 +205,18 @@ test('series that began long ago still block in the range: a daily one since 200
     ],
   );
 });
+
+test('an object ical.js cannot read is left out on its own, without taking the others with it', (t) => {
+  const good = ['BEGIN:VEVENT', 'UID:b', 'DTSTART:20310304T090000Z', 'DTEND:20310304T100000Z', 'END:VEVENT'];
+  for (const bad of [
+    'BEGIN:VCALENDAR\r\nthis is not iCalendar\r\n',
+    calendar('BEGIN:VEVENT', 'UID:a', 'DTSTART:20310303T090000Z', 'RRULE:FREQ=FORTNIGHTLY', 'END:VEVENT'),
+    calendar('BEGIN:VEVENT', 'UID:a', 'DTSTART:2031-03-03', 'END:VEVENT'),
+  ])
+    t.deepEqual(busyIntervalsOf(bad, range, 'UTC'), []);
+  // An event without DTSTART beside a good one: the good one still blocks.
+  t.deepEqual(
+    iso(busyIntervalsOf(calendar('BEGIN:VEVENT', 'UID:a', 'SUMMARY:x', 'END:VEVENT', ...good), range, 'UTC')),
+    [['2031-03-04T09:00:00.000Z', '2031-03-04T10:00:00.000Z']],
+  );
+});

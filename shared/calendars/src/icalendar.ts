@@ -107,26 +107,50 @@ export function busyIntervalsOf(
   range: { start: Date; end: Date },
   hostZone: string,
 ): BusyInterval[] {
-  const calendar = new ICAL.Component(ICAL.parse(ics));
-  registerZones(calendar);
+  // One object that ical.js cannot read (a bad date, an unknown FREQ, no DTSTART) is left out on
+  // its own: throwing would leave the whole connection's busy times out of availability.
+  let calendar: Component;
+  try {
+    calendar = new ICAL.Component(ICAL.parse(ics));
+    registerZones(calendar);
+  } catch {
+    return [];
+  }
+  const busy: BusyInterval[] = [];
+  for (const read of eventReaders(calendar, range, hostZone)) {
+    try {
+      busy.push(...read());
+    } catch {
+      // This event only: the others of the object still count.
+    }
+  }
+  return busy;
+}
+
+/** One reader per series (with its exceptions) or stand-alone exception of the object. */
+function eventReaders(
+  calendar: Component,
+  range: { start: Date; end: Date },
+  hostZone: string,
+): Array<() => BusyInterval[]> {
   const vevents = calendar.getAllSubcomponents('vevent');
   const masters = vevents.filter((event) => !event.hasProperty('recurrence-id'));
   const exceptions = vevents.filter((event) => event.hasProperty('recurrence-id'));
   const from = range.start.getTime();
   const to = range.end.getTime();
   const overlaps = (interval: BusyInterval) => interval.start.getTime() < to && interval.end.getTime() > from;
-  const busy: BusyInterval[] = [];
 
-  for (const master of masters) {
+  const series = masters.map((master) => () => {
+    const busy: BusyInterval[] = [];
     const uid = master.getFirstPropertyValue('uid');
     const event = new ICAL.Event(master, {
       exceptions: exceptions.filter((exception) => exception.getFirstPropertyValue('uid') === uid),
     });
     if (!event.isRecurring()) {
-      if (!blocks(master)) continue;
+      if (!blocks(master)) return busy;
       const interval = intervalOf(master, event.startDate, event.endDate, hostZone);
       if (interval && overlaps(interval)) busy.push(interval);
-      continue;
+      return busy;
     }
     const startAt = fastForward(master, event, from);
     const iterator = event.iterator(startAt);
@@ -148,18 +172,19 @@ export function busyIntervalsOf(
       if (interval.start.getTime() >= to) break;
       if (blocks(item) && overlaps(interval)) busy.push(interval);
     }
-  }
+    return busy;
+  });
   // Exceptions whose master is not in this object (some servers split them) stand alone.
   const masterUids = new Set(masters.map((master) => master.getFirstPropertyValue('uid')));
-  for (const orphan of exceptions.filter(
-    (exception) => !masterUids.has(exception.getFirstPropertyValue('uid')),
-  )) {
-    const event = new ICAL.Event(orphan);
-    if (!blocks(orphan)) continue;
-    const interval = intervalOf(orphan, event.startDate, event.endDate, hostZone);
-    if (interval && overlaps(interval)) busy.push(interval);
-  }
-  return busy;
+  const orphans = exceptions
+    .filter((exception) => !masterUids.has(exception.getFirstPropertyValue('uid')))
+    .map((orphan) => () => {
+      const event = new ICAL.Event(orphan);
+      if (!blocks(orphan)) return [];
+      const interval = intervalOf(orphan, event.startDate, event.endDate, hostZone);
+      return interval && overlaps(interval) ? [interval] : [];
+    });
+  return [...series, ...orphans];
 }
 
 const utc = (date: Date): Time => ICAL.Time.fromJSDate(date, true);
