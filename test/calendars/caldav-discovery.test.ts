@@ -4,6 +4,8 @@
 // saying so (not a 500) with nothing saved, and the same user name on two servers is two accounts.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CredentialsBox } from '@sched/calendars/credentials-box';
+import { saveCalendarConnection } from '@sched/db/queries/calendar-connections';
 import test from 'ava';
 import { insertUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
@@ -103,4 +105,30 @@ test.serial('the same user name on another server is another connection; the fir
     ],
   );
   t.is(listed[0]!.id, first.body.data.id);
+});
+
+test.serial('a connection saved before servers were told apart is refreshed, not doubled', async (t) => {
+  const knex = system.stores.db.knex;
+  const host = await insertUser(knex);
+  const box = new CredentialsBox(system.config.encryptionKey);
+  const old = await saveCalendarConnection(knex, {
+    userId: host.id,
+    provider: 'caldav',
+    account: alex.username,
+    credentialsSealed: box.seal({
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: 'old password',
+    }),
+    calendars: [{ externalId: `${radicale.url}/alex/work/`, name: 'Work', readOnly: false, primary: true }],
+  });
+  await knex('calendar_connections').where({ id: old.id }).update({ status: 'needs_reauth' });
+  const reconnected = await call('POST', '/v2/calendars/caldav', {
+    token: host.apiKey,
+    body: { serverUrl: radicale.url, username: alex.username, password: alex.password },
+  });
+  t.is(reconnected.status, 201);
+  const listed = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;
+  t.is(listed.length, 1);
+  t.like(listed[0], { id: old.id, status: 'active' });
 });

@@ -211,12 +211,25 @@ export async function saveCalendarConnection(
   },
 ): Promise<CalendarConnection> {
   return knex.transaction(async (trx) => {
+    const server = input.server ?? '';
+    if (server !== '') {
+      // A connection saved before servers were told apart (migration 0020) is this one's own
+      // account when nothing else claims the server: it is refreshed rather than doubled.
+      await trx('calendar_connections')
+        .where({ user_id: input.userId, provider: input.provider, account: input.account, server: '' })
+        .whereNotExists(
+          trx('calendar_connections')
+            .where({ user_id: input.userId, provider: input.provider, account: input.account, server })
+            .select(trx.raw('1')),
+        )
+        .update({ server });
+    }
     const [row] = (await trx('calendar_connections')
       .insert({
         user_id: input.userId,
         provider: input.provider,
         account: input.account,
-        server: input.server ?? '',
+        server,
         credentials_sealed: input.credentialsSealed,
       })
       .onConflict(['user_id', 'provider', 'account', 'server'])
