@@ -132,3 +132,28 @@ test.serial('a connection saved before servers were told apart is refreshed, not
   t.is(listed.length, 1);
   t.like(listed[0], { id: old.id, status: 'active' });
 });
+
+test.serial(
+  'a server that never answers is given up after one time limit, not one per discovery URL',
+  async (t) => {
+    const silent = await serve(() => {
+      // Takes the request and never answers.
+    });
+    let requests = 0;
+    silent.server.on('request', () => {
+      requests += 1;
+    });
+    t.teardown(() => {
+      silent.server.closeAllConnections();
+      silent.server.close();
+    });
+    const host = await insertUser(system.stores.db.knex);
+    const response = await call('POST', '/v2/calendars/caldav', {
+      token: host.apiKey,
+      body: { serverUrl: silent.url, username: alex.username, password: alex.password },
+    });
+    t.is(response.status, 400);
+    t.regex(response.body.error.message, /could not be reached/);
+    t.is(requests, 1);
+  },
+);

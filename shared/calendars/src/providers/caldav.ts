@@ -48,15 +48,23 @@ function trackedFetch(fetchOut: Fetch) {
     unauthorized: false,
     unavailable: undefined as string | undefined,
     refused: undefined as Error | undefined,
+    /** A request that got no answer at all (timeout, connection refused): the server is down. */
+    outage: undefined as unknown,
   };
   const fetch: Fetch = async (input, init) => {
+    // tsdav tries several URLs in turn (discovery); a server that did not answer one is not waited
+    // on again for the next: one operation costs one time limit, not one per URL.
+    if (seen.outage !== undefined) throw seen.outage;
     let response: Response;
     try {
       response = await fetchOut(input, init);
     } catch (error) {
       // The outbound module's address/scheme refusals are not outages: reported as they are.
       if (error instanceof Error && error.name === 'OutboundRefusedError') seen.refused = error;
-      else seen.unavailable = error instanceof Error ? error.message : String(error);
+      else {
+        seen.unavailable = error instanceof Error ? error.message : String(error);
+        seen.outage = error;
+      }
       throw error;
     }
     if (response.status === 401) seen.unauthorized = true;
