@@ -1,7 +1,8 @@
-// Busy times after our own calendar writes (contract §16 "Freshness"): a cancel frees its time at
-// once in slots, even when the host's calendar was read (and cached) between the cancel and the
-// queue deleting the event. The write queue is run by hand here, so each step happens in order.
-import test from 'ava';
+// Our own calendar writes, step by step (contract §16 "Writing", "Freshness"): a cancel frees its
+// time at once in slots, even when the host's calendar was read (and cached) between the cancel and
+// the queue deleting the event; a create retried after its answer was lost finds its event already
+// there. The write queue is run by hand here, so each step happens in order.
+import test, { type ExecutionContext } from 'ava';
 import { DateTime } from 'luxon';
 import { createLogger } from '@sched/kit/logger';
 import { startCalendarWriteWorker } from '@sched/runtime/calendar-write-worker';
@@ -14,7 +15,8 @@ import { setUpTestSystem } from '../support/system.ts';
 
 const ZONE = 'Europe/Berlin';
 const alex = { username: 'alex', password: 'correct horse battery staple' };
-const radicale = setUpRadicale(test, [alex]);
+const bea = { username: 'bea', password: 'another horse battery staple' };
+const radicale = setUpRadicale(test, [alex, bea]);
 // The system's own worker never comes round: this file runs the queue itself.
 const system = setUpTestSystem(
   test,
@@ -24,20 +26,21 @@ const system = setUpTestSystem(
 const call = apiClient(() => system.url);
 const thursday = DateTime.fromISO('2031-03-06T10:00', { zone: ZONE });
 
-test('a cancelled booking’s time is offered again as soon as its event is deleted', async (t) => {
-  const knex = system.stores.db.knex;
+/** A write worker of this test's own, which only runs when told to (`runOnce`). */
+function manualWorker(t: ExecutionContext) {
   const logger = createLogger({ level: 'silent' });
   const config = { ...system.config, cookieKeys: system.config.cookieKeys ?? [] };
   const writes = startCalendarWriteWorker(
-    {
-      stores: system.stores,
-      logger,
-      config,
-      calendars: openCalendars(config, logger, system.stores),
-    },
+    { stores: system.stores, logger, config, calendars: openCalendars(config, logger, system.stores) },
     { intervalMs: 3_600_000 },
   );
   t.teardown(() => writes.stop());
+  return writes;
+}
+
+test.serial('a cancelled booking’s time is offered again as soon as its event is deleted', async (t) => {
+  const knex = system.stores.db.knex;
+  const writes = manualWorker(t);
   const host = await insertUser(knex, { timeZone: ZONE });
   const eventTypeId = (await personalEventType(knex, host.id, { lengthInMinutes: 60 })).id;
   const work = await radicale.makeCalendar(alex, 'work', 'Work');
@@ -73,3 +76,51 @@ test('a cancelled booking’s time is offered again as soon as its event is dele
   t.is((await ours()).length, 0);
   t.true(await offersTen());
 });
+
+test.serial(
+  'a create retried after its answer was lost finds its event there, and a cancel still deletes it',
+  async (t) => {
+    const knex = system.stores.db.knex;
+    const writes = manualWorker(t);
+    const host = await insertUser(knex, { timeZone: ZONE });
+    const eventTypeId = (await personalEventType(knex, host.id, { lengthInMinutes: 60 })).id;
+    const home = await radicale.makeCalendar(bea, 'home', 'Home');
+    const connected = await call('POST', '/v2/calendars/caldav', {
+      token: host.apiKey,
+      body: { serverUrl: radicale.url, username: bea.username, password: bea.password },
+    });
+    t.is(connected.status, 201);
+    const booked = await call('POST', '/v2/bookings', {
+      body: { eventTypeId, start: thursday.plus({ hours: 2 }).toISO(), attendee },
+    });
+    t.is(booked.status, 201);
+    const uid = `${booked.body.data.uid}@sched`;
+    // The first attempt's PUT reached the server, but its answer never came back.
+    await radicale.putEvent(
+      bea,
+      home,
+      encodeURIComponent(uid),
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'PRODID:-//test//EN',
+        'BEGIN:VEVENT',
+        `UID:${uid}`,
+        'DTSTAMP:20310101T000000Z',
+        'DTSTART:20310306T110000Z',
+        'DTEND:20310306T120000Z',
+        'SUMMARY:x',
+        'END:VEVENT',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n'),
+    );
+    t.is(await writes.runOnce(), 1, 'the retried create is done');
+    const [connection] = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;
+    t.is(connection.lastSyncError, null);
+
+    t.is((await call('POST', `/v2/bookings/${booked.body.data.uid}/cancel`, { body: {} })).status, 200);
+    t.is(await writes.runOnce(), 1);
+    t.deepEqual(await radicale.events(bea, home), []);
+  },
+);

@@ -236,7 +236,11 @@ export function createCalDavConnector(
           headers,
           fetch,
         });
-        expectOk(response, 'Creating the event');
+        // 412 (If-None-Match: *): an object is already at this booking's own address, put there by
+        // an earlier attempt whose answer was lost. It is ours; refusing would fail every retry and
+        // leave an event that a cancel could not find.
+        if (response.status === 412) await response.body?.cancel();
+        else expectOk(response, 'Creating the event');
         return {
           externalId: new URL(filename, calendarId.endsWith('/') ? calendarId : `${calendarId}/`).href,
         };
