@@ -1,7 +1,9 @@
 // Our own calendar writes, step by step (contract §16 "Writing", "Freshness"): a cancel frees its
 // time at once in slots, even when the host's calendar was read (and cached) between the cancel and
 // the queue deleting the event; a create retried after its answer was lost finds its event already
-// there. The write queue is run by hand here, so each step happens in order.
+// there; a connection waiting to be reconnected is not sent its refused credentials again, and
+// its writes go through once it is reconnected. The write queue is run by hand here, so each
+// step happens in order.
 import test, { type ExecutionContext } from 'ava';
 import { DateTime } from 'luxon';
 import { createLogger } from '@sched/kit/logger';
@@ -16,7 +18,8 @@ import { setUpTestSystem } from '../support/system.ts';
 const ZONE = 'Europe/Berlin';
 const alex = { username: 'alex', password: 'correct horse battery staple' };
 const bea = { username: 'bea', password: 'another horse battery staple' };
-const radicale = setUpRadicale(test, [alex, bea]);
+const cleo = { username: 'cleo', password: 'yet another horse battery staple' };
+const radicale = setUpRadicale(test, [alex, bea, cleo]);
 // The system's own worker never comes round: this file runs the queue itself.
 const system = setUpTestSystem(
   test,
@@ -32,7 +35,7 @@ function manualWorker(t: ExecutionContext) {
   const config = { ...system.config, cookieKeys: system.config.cookieKeys ?? [] };
   const writes = startCalendarWriteWorker(
     { stores: system.stores, logger, config, calendars: openCalendars(config, logger, system.stores) },
-    { intervalMs: 3_600_000 },
+    { intervalMs: 3_600_000, policy: { maxAttempts: 10, baseDelaySeconds: 0, maxDelaySeconds: 0 } },
   );
   t.teardown(() => writes.stop());
   return writes;
@@ -124,3 +127,34 @@ test.serial(
     t.deepEqual(await radicale.events(bea, home), []);
   },
 );
+
+test.serial('a connection waiting to be reconnected is not written to until it is', async (t) => {
+  const knex = system.stores.db.knex;
+  const writes = manualWorker(t);
+  const host = await insertUser(knex, { timeZone: ZONE });
+  const eventTypeId = (await personalEventType(knex, host.id, { lengthInMinutes: 60 })).id;
+  const work = await radicale.makeCalendar(cleo, 'work', 'Work');
+  const connect = () =>
+    call('POST', '/v2/calendars/caldav', {
+      token: host.apiKey,
+      body: { serverUrl: radicale.url, username: cleo.username, password: cleo.password },
+    });
+  const connected = await connect();
+  t.is(connected.status, 201);
+  // Refused once (say the password was changed and changed back): needs_reauth until reconnected.
+  await knex('calendar_connections').where({ id: connected.body.data.id }).update({ status: 'needs_reauth' });
+  const booked = await call('POST', '/v2/bookings', {
+    body: { eventTypeId, start: thursday.plus({ hours: 4 }).toISO(), attendee },
+  });
+  t.is(booked.status, 201);
+  t.is(await writes.runOnce(), 0);
+  t.deepEqual(await radicale.events(cleo, work), [], 'nothing sent to the server');
+  const [waiting] = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;
+  t.regex(waiting.lastSyncError.message, /reconnect/);
+
+  t.is((await connect()).status, 201);
+  t.is(await writes.runOnce(), 1);
+  t.is((await radicale.events(cleo, work)).length, 1);
+  const [written] = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;
+  t.like(written, { status: 'active', lastSyncError: null });
+});

@@ -83,8 +83,19 @@ async function onConnection<T>(
 
 async function connectorFor(deps: CalendarWriteDeps, connectionId: number) {
   const connection = await findCalendarConnectionById(deps.knex, connectionId);
-  // Made inside each write's onConnection: credentials that no longer open are recorded there.
-  return connection ? { connection, connector: () => deps.calendars.connectorOf(connection) } : null;
+  if (!connection) return null;
+  // Made inside each write's onConnection, so what keeps it from writing is recorded there:
+  // credentials that no longer open, or a connection waiting to be reconnected. The latter is not
+  // tried at all: repeating refused credentials at every retry gets accounts locked (Nextcloud's
+  // brute-force protection, iCloud); the retries carry on and succeed once the user reconnects.
+  const connector = () => {
+    if (connection.status === 'needs_reauth')
+      throw new CredentialsRefusedError(
+        'The calendar no longer accepts the saved credentials: reconnect it to write bookings to it',
+      );
+    return deps.calendars.connectorOf(connection);
+  };
+  return { connection, connector };
 }
 
 async function create(deps: CalendarWriteDeps, booking: Booking): Promise<void> {
