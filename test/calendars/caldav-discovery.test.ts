@@ -1,7 +1,8 @@
 // CalDAV accounts against servers laid out as they are in the wild (contract §16, RFC 6764):
 // a server whose DAV tree is not at its root (Nextcloud: /remote.php/dav/) is found through the
 // redirect of /.well-known/caldav, an address that answers but is no CalDAV server is a 400
-// saying so (not a 500) with nothing saved, and the same user name on two servers is two accounts.
+// saying so (not a 500) with nothing saved, the same user name on two servers is two accounts, and
+// a calendar deleted at the server leaves the others of the account counting.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CredentialsBox } from '@sched/calendars/credentials-box';
@@ -13,7 +14,8 @@ import { setUpRadicale, startRadicale } from '../support/radicale.ts';
 import { setUpTestSystem } from '../support/system.ts';
 
 const alex = { username: 'alex', password: 'correct horse battery staple' };
-const radicale = setUpRadicale(test, [alex]);
+const dana = { username: 'dana', password: 'dana horse battery staple' };
+const radicale = setUpRadicale(test, [alex, dana]);
 const system = setUpTestSystem(test, { OUTBOUND_PRIVATE_NETWORKS: 'allow' });
 const call = apiClient(() => system.url);
 
@@ -157,3 +159,41 @@ test.serial(
     t.is(requests, 1);
   },
 );
+
+test.serial('a calendar deleted at the server: the other calendars of the account still count', async (t) => {
+  const work = await radicale.makeCalendar(dana, 'work', 'Work');
+  const old = await radicale.makeCalendar(dana, 'old', 'Old project');
+  await radicale.putEvent(
+    dana,
+    work,
+    'meeting',
+    [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//test//EN',
+      'BEGIN:VEVENT',
+      'UID:meeting',
+      'DTSTAMP:20310101T000000Z',
+      'DTSTART:20310303T100000Z',
+      'DTEND:20310303T110000Z',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n'),
+  );
+  const host = await insertUser(system.stores.db.knex);
+  const connected = await call('POST', '/v2/calendars/caldav', {
+    token: host.apiKey,
+    body: { serverUrl: radicale.url, username: dana.username, password: dana.password },
+  });
+  t.is(connected.status, 201);
+  t.is((await radicale.request(dana, old, { method: 'DELETE' })).status, 200);
+  const busy = await call('GET', '/v2/calendars/busy-times?start=2031-03-03&end=2031-03-03&timeZone=UTC', {
+    token: host.apiKey,
+  });
+  t.deepEqual(
+    busy.body.data.map((interval: { start: string; end: string }) => [interval.start, interval.end]),
+    [['2031-03-03T10:00:00.000Z', '2031-03-03T11:00:00.000Z']],
+  );
+  t.is((await call('GET', '/v2/calendars', { token: host.apiKey })).body.data[0].status, 'active');
+});

@@ -299,6 +299,38 @@ test.serial('busy times: Graph throttling (429) or a 5xx is "unavailable"', asyn
   );
 });
 
+test.serial(
+  'busy times: a calendar deleted at Microsoft has nothing busy; the others still count',
+  async (t) => {
+    nock(MICROSOFT_ORIGINS.graph)
+      .get('/v1.0/me/calendars/gone/calendarView')
+      .query(true)
+      .reply(404, {
+        error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+      });
+    nock(MICROSOFT_ORIGINS.graph)
+      .get('/v1.0/me/calendars/here/calendarView')
+      .query(true)
+      .reply(200, {
+        value: [
+          {
+            showAs: 'busy',
+            isCancelled: false,
+            isAllDay: false,
+            start: { dateTime: '2026-12-01T10:00:00.0000000', timeZone: 'UTC' },
+            end: { dateTime: '2026-12-01T11:00:00.0000000', timeZone: 'UTC' },
+          },
+        ],
+      });
+    const busy = await connector().calendar.busyTimes(
+      ['gone', 'here'],
+      { start: new Date('2026-12-01T00:00:00Z'), end: new Date('2026-12-02T00:00:00Z') },
+      'UTC',
+    );
+    t.deepEqual(busy, [{ start: new Date('2026-12-01T10:00:00Z'), end: new Date('2026-12-01T11:00:00Z') }]);
+  },
+);
+
 const draft = {
   uid: 'booking-uid-2@sched.example',
   title: '30 min meeting between Ada Lovelace and Bob Booker',

@@ -50,6 +50,8 @@ function trackedFetch(fetchOut: Fetch) {
     refused: undefined as Error | undefined,
     /** A request that got no answer at all (timeout, connection refused): the server is down. */
     outage: undefined as unknown,
+    /** A 404 or 410: what was asked for is not (any more) on the server. */
+    missing: false,
   };
   const fetch: Fetch = async (input, init) => {
     // tsdav tries several URLs in turn (discovery); a server that did not answer one is not waited
@@ -68,18 +70,27 @@ function trackedFetch(fetchOut: Fetch) {
       throw error;
     }
     if (response.status === 401) seen.unauthorized = true;
+    if (response.status === 404 || response.status === 410) seen.missing = true;
     if (response.status >= 500) seen.unavailable = `HTTP ${response.status}`;
     return response;
   };
-  const judge = (error: unknown, otherwise?: (error: unknown) => Error): Error => {
+  const judge = (error: unknown, otherwise?: Otherwise): Error => {
     if (seen.refused) return seen.refused;
     if (seen.unauthorized) return new CredentialsRefusedError(CREDENTIALS_REFUSED_MESSAGE);
     if (seen.unavailable !== undefined)
       return new ProviderUnavailableError(`${UNREACHABLE_MESSAGE} (${seen.unavailable})`);
-    if (otherwise) return otherwise(error);
+    if (otherwise) return otherwise(error, { missing: seen.missing });
     return error instanceof Error ? error : new Error(String(error));
   };
   return { fetch, judge };
+}
+
+/** What an operation makes of a failure that is neither a refusal nor an outage. */
+type Otherwise = (error: unknown, seen: { missing: boolean }) => Error;
+
+/** A calendar that is no longer on the server (deleted there since it was chosen). */
+class CalendarGoneError extends Error {
+  override name = 'CalendarGoneError';
 }
 
 /**
@@ -89,7 +100,7 @@ function trackedFetch(fetchOut: Fetch) {
 async function run<T>(
   fetchOut: Fetch,
   operation: (fetch: Fetch) => Promise<T>,
-  otherwise?: (error: unknown) => Error,
+  otherwise?: Otherwise,
 ): Promise<T> {
   const tracker = trackedFetch(fetchOut);
   try {
@@ -205,21 +216,35 @@ export function createCalDavConnector(
       const timeRange = { start: range.start.toISOString(), end: range.end.toISOString() };
       const perCalendar = await Promise.all(
         calendarIds.map((url) =>
-          run(deps.fetch, async (fetch) => {
-            const [{ tsdav, headers }, { ical }] = await Promise.all([authorization(), libraries()]);
-            const objects = await tsdav.fetchCalendarObjects({
-              calendar: calendarAt(url),
-              timeRange,
-              // Servers name objects as they like (not always *.ics).
-              urlFilter: (href) => href.length > 0,
-              headers,
-              fetch,
-            });
-            return objects.flatMap((object) =>
-              typeof object.data === 'string' && object.data.includes('BEGIN:VCALENDAR')
-                ? ical.busyIntervalsOf(object.data, range, timeZone)
-                : [],
-            );
+          run(
+            deps.fetch,
+            async (fetch) => {
+              const [{ tsdav, headers }, { ical }] = await Promise.all([authorization(), libraries()]);
+              const objects = await tsdav.fetchCalendarObjects({
+                calendar: calendarAt(url),
+                timeRange,
+                // Servers name objects as they like (not always *.ics).
+                urlFilter: (href) => href.length > 0,
+                headers,
+                fetch,
+              });
+              return objects.flatMap((object) =>
+                typeof object.data === 'string' && object.data.includes('BEGIN:VCALENDAR')
+                  ? ical.busyIntervalsOf(object.data, range, timeZone)
+                  : [],
+              );
+            },
+            // A calendar deleted at the server has nothing busy; failing would leave the account's
+            // other calendars out of availability too, until the user reconnected.
+            (error, seen) =>
+              seen.missing
+                ? new CalendarGoneError(url, { cause: error })
+                : error instanceof Error
+                  ? error
+                  : new Error(String(error)),
+          ).catch((error: unknown) => {
+            if (error instanceof CalendarGoneError) return [];
+            throw error;
           }),
         ),
       );

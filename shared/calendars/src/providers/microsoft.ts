@@ -10,7 +10,7 @@ import type {
 import { ProviderUnavailableError } from '../connector.ts';
 import type { ConnectorDeps } from '../connector.ts';
 import type { OAuthCalendarProvider, OAuthConnectorDeps } from './oauth-types.ts';
-import { jsonOf, oauthSession } from './oauth-session.ts';
+import { jsonOf, oauthSession, ProviderRequestError } from './oauth-session.ts';
 import { exchangeCode, refreshCredentials, type TokenClient } from './oauth-tokens.ts';
 
 /**
@@ -195,7 +195,12 @@ export function microsoftConnector(
           }),
           'calendarView',
           { headers: { prefer: 'outlook.timezone="UTC"' } },
-        );
+        ).catch((error: unknown) => {
+          // A calendar deleted at Microsoft since it was chosen has nothing busy; failing would
+          // leave the account's other calendars out of availability too.
+          if (error instanceof ProviderRequestError && error.status === 404) return [];
+          throw error;
+        });
         for (const event of events) {
           if (!blocks(event) || !event.start || !event.end) continue;
           busy.push(
