@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, openDatabase } from '@sched/db/connection';
 import { verifyPassword } from '@sched/kit/passwords';
+import { createUser } from '@sched/db/queries/users';
 import { templateReady } from '@sched/db/pglite-template';
 import { migrations } from '@sched/migrations';
 import test from 'ava';
@@ -91,6 +92,43 @@ test.serial(
     t.is(rows[0]!.id, first.adminUserId as number);
     t.is(rows[0]!.is_service_admin, true);
     t.true(await verifyPassword('ops password 123', rows[0]!.password_hash));
+  },
+);
+
+test.serial(
+  'migrate with ADMIN_ variables succeeds after the administrator changed their password, and when someone else holds the address',
+  async (t) => {
+    // The deployment's settings keep the first password; the administrator has changed theirs since.
+    const changed = await cli(['migrate'], {
+      ADMIN_EMAIL: 'OPS@example.com',
+      ADMIN_PASSWORD: 'first password 1',
+    });
+    const [ops] = await inspect((db) => userByEmail(db, 'ops@example.com'));
+    t.deepEqual(
+      changed,
+      { applied: [], adminUserId: ops!.id },
+      'exit 0: the services waiting on migrate start',
+    );
+    t.true(await verifyPassword('ops password 123', ops!.password_hash), 'their own password kept');
+
+    // An account someone registered with the address first, with a password of their own.
+    await inspect((db) => createUser(db.knex, { email: 'squat@example.com', password: 'the squatter pw' }));
+    const taken = await runToEnd(CLI, ['migrate'], {
+      ...env,
+      ADMIN_EMAIL: 'squat@example.com',
+      ADMIN_PASSWORD: 'ops password 123',
+    });
+    t.is(taken.code, 0, taken.output);
+    const lines = taken.output.trim().split('\n');
+    t.is(lines.length, 2, taken.output);
+    t.regex(taken.output, /^warning: service administrator not made: ADMIN_EMAIL: .*reset-password/m);
+    t.true(
+      lines.some((line) => line.startsWith('{"applied":[]')),
+      taken.output,
+    );
+    const [squatter] = await inspect((db) => userByEmail(db, 'squat@example.com'));
+    t.false(squatter!.is_service_admin, 'not promoted');
+    t.true(await verifyPassword('the squatter pw', squatter!.password_hash));
   },
 );
 

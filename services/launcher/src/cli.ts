@@ -33,7 +33,10 @@ const HELP = {
   migrate: {
     args: '',
     summary: 'apply pending migrations (npm start does it too)',
-    details: ['With ADMIN_EMAIL and ADMIN_PASSWORD set, also creates that service administrator if missing.'],
+    details: [
+      'With ADMIN_EMAIL and ADMIN_PASSWORD set, also creates that service administrator if missing. An',
+      'account of that address with another password is left as it is: a warning, still exit 0.',
+    ],
     options: {},
   },
   'create-admin': {
@@ -296,6 +299,10 @@ main(argv).then(
       else for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
       return;
     }
+    // What went wrong beside a success (migrate's admin bootstrap) also goes to stderr, where an
+    // operator or a deployment's log looks for problems.
+    const warning = (result as { warning?: unknown } | undefined)?.warning;
+    if (typeof warning === 'string') process.stderr.write(`warning: ${warning}\n`);
     // A URL (reset-password) or the version is printed as it is; everything else as one line of JSON.
     if (typeof result === 'string') process.stdout.write(`${result}\n`);
     else if (result !== undefined) process.stdout.write(`${JSON.stringify(result)}\n`);

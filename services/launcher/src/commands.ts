@@ -9,7 +9,7 @@ import type { Knex } from '@sched/db/connection';
 import { cliAudit } from '@sched/db/queries/audit-log';
 import { AdminAccountTakenError } from '@sched/db/errors';
 import { migrateLatest } from '@sched/db/migrate';
-import { ensureServiceAdmin, ensureServiceAdminUser } from '@sched/db/queries/admin';
+import { ensureServiceAdmin } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
 import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
 import { type OAuthClient, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
@@ -19,6 +19,7 @@ import { AppError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 import { z } from 'zod';
 import { backupEmbedded } from './backup.ts';
+import { bootstrapServiceAdmin } from './bootstrap-admin.ts';
 import { CommandInputError } from './command-error.ts';
 
 export { CommandInputError };
@@ -129,14 +130,21 @@ async function asCommandError<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export const commands = {
+  /**
+   * With ADMIN_EMAIL / ADMIN_PASSWORD, the deployment's one-shot step also bootstraps the service
+   * administrator, as start-up does, and succeeds whatever that finds (bootstrap-admin.ts): the
+   * services wait for this step, so a changed admin password or an address someone else took
+   * must not keep them down. An administrator not made is a `warning` (the CLI prints it on stderr).
+   */
   async migrate(knex: Knex, input: unknown) {
     const { admin } = parseInput(MigrateInput, input ?? {});
     const applied = await migrateLatest(knex);
+    if (!admin) return { applied };
     // No API key here: nobody would see it. `create-admin` issues keys.
-    const adminUserId = admin
-      ? (await asCommandError(() => ensureServiceAdminUser(knex, admin, cliAudit('migrate')))).userId
-      : undefined;
-    return adminUserId === undefined ? { applied } : { applied, adminUserId };
+    const outcome = await bootstrapServiceAdmin(knex, admin, cliAudit('migrate'));
+    return outcome.made
+      ? { applied, adminUserId: outcome.userId }
+      : { applied, warning: `service administrator not made: ${outcome.reason}` };
   },
   /**
    * Idempotent on the e-mail: a second call with the same password prints a fresh key for the same

@@ -3,8 +3,7 @@ import { createAuthApp, isAuthPath } from '@sched/auth/app';
 import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
 import type { Knex } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
-import { AdminAccountTakenError } from '@sched/db/errors';
-import { ensureServiceAdminUser, type ServiceAdminInput } from '@sched/db/queries/admin';
+import type { ServiceAdminInput } from '@sched/db/queries/admin';
 import type { BootedService } from '@sched/kit/boot';
 import type { Config } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
@@ -15,6 +14,7 @@ import {
 } from '@sched/runtime/calendar-write-worker';
 import { startOutboxWorker } from '@sched/runtime/mail-outbox-worker';
 import { openRuntime } from '@sched/runtime/runtime';
+import { bootstrapServiceAdmin } from './bootstrap-admin.ts';
 import { startControlSocket } from './control-socket.ts';
 import { loadOrCreateCookieKeys, loadOrCreateEncryptionKey, lockDataDir } from './data-dir.ts';
 import { startTokenSweeper } from './token-sweeper.ts';
@@ -97,23 +97,13 @@ export async function composeSystem(
   }
 }
 
-/**
- * ADMIN_EMAIL / ADMIN_PASSWORD: the service administrator, made or promoted. An account of that
- * address with another password stays as it is (whoever registered it first is not made an
- * administrator), and the service starts all the same: an error line tells the operator what to do,
- * where refusing to start would let anyone who registers the address keep the service down.
- */
+/** ADMIN_EMAIL / ADMIN_PASSWORD (bootstrap-admin.ts): the service starts whatever the outcome. */
 async function bootstrapAdmin(knex: Knex, admin: ServiceAdminInput, logger: Logger): Promise<void> {
-  try {
-    const { userId } = await ensureServiceAdminUser(knex, admin);
-    logger.info({ userId, email: admin.email }, 'bootstrap service administrator ready');
-  } catch (error) {
-    if (!(error instanceof AdminAccountTakenError)) throw error;
-    // An administrator who changed their password since: nothing to do, nothing wrong.
-    if (error.alreadyAdmin) {
-      logger.info({ email: admin.email }, 'bootstrap service administrator ready (its own password kept)');
-      return;
-    }
-    logger.error({ email: admin.email }, `bootstrap service administrator not made: ${error.message}`);
+  const outcome = await bootstrapServiceAdmin(knex, admin);
+  if (!outcome.made) {
+    logger.error({ email: admin.email }, `bootstrap service administrator not made: ${outcome.reason}`);
+    return;
   }
+  const kept = outcome.passwordKept ? ' (its own password kept)' : '';
+  logger.info({ userId: outcome.userId, email: admin.email }, `bootstrap service administrator ready${kept}`);
 }
