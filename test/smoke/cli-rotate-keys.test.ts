@@ -81,3 +81,49 @@ test.serial('rotate-keys with no server running, then a restart publishes the ke
     await server.exited;
   }
 });
+
+test.serial(
+  '`npm start` on Postgres without COOKIE_KEYS: rotate-keys uses the cookie keys the server keeps in DATA_DIR',
+  async (t) => {
+    if (!database) {
+      t.pass('needs DATABASE_URL and REDIS_URL (embedded mode is the tests above)');
+      return;
+    }
+    // Its own database: the signing keys above are encrypted under the test's COOKIE_KEYS.
+    const own = await createTestDatabase({ backend: 'postgres', migrate: false });
+    const folder = await tempDir();
+    const serverEnv = childEnv({
+      ...env,
+      DATABASE_URL: own.url,
+      DATA_DIR: folder.path,
+      COOKIE_KEYS: undefined,
+    });
+    try {
+      const first = runScript('services/launcher/src/start.ts', [], serverEnv);
+      let before: string[];
+      try {
+        await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000, first);
+        before = await kids();
+        const rotated = await runToEnd(CLI, ['rotate-keys'], serverEnv);
+        t.is(rotated.code, 0, rotated.output);
+      } finally {
+        first.process.kill('SIGTERM');
+        await first.exited;
+      }
+      // A restart reads every key from the database: the new one must be readable with its keys.
+      const again = runScript('services/launcher/src/start.ts', [], serverEnv);
+      try {
+        await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000, again);
+        const after = await kids();
+        t.is(after.length, 2, again.output());
+        t.is(after[1], before[0]);
+      } finally {
+        again.process.kill('SIGTERM');
+        await again.exited;
+      }
+    } finally {
+      await own.drop();
+      await folder.remove();
+    }
+  },
+);

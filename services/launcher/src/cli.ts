@@ -16,7 +16,7 @@ import {
   type ListedClient,
 } from './commands.ts';
 import { sendControlCommand } from './control-socket.ts';
-import { loadOrCreateCookieKeys, lockDataDir, readLockHolder } from './data-dir.ts';
+import { loadOrCreateCookieKeys, lockDataDir, readCookieKeys, readLockHolder } from './data-dir.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -243,7 +243,12 @@ async function runHere(name: CommandName, input: unknown, config: Config): Promi
   const embedded = !config.databaseUrl;
   const release = embedded ? await lockDataDir(config.dataDir) : async () => {};
   try {
-    const cookieKeys = config.cookieKeys ?? (embedded ? await loadOrCreateCookieKeys(config.dataDir) : []);
+    // The server's own: `npm start` keeps generated ones in DATA_DIR, on Postgres too.
+    const cookieKeys =
+      config.cookieKeys ??
+      (embedded
+        ? await loadOrCreateCookieKeys(config.dataDir)
+        : ((await readCookieKeys(config.dataDir)) ?? []));
     const logger = createLogger({ level: config.logLevel, name: 'cli' }, process.stderr);
     const stores = await openStores({
       databaseUrl: config.databaseUrl,

@@ -87,20 +87,31 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
 export async function loadOrCreateCookieKeys(dataDir: string): Promise<string[]> {
   const file = join(dataDir, 'secrets.json');
   const existing = await readFile(file, 'utf8').catch(() => undefined);
-  if (existing) {
-    const parsed = JSON.parse(existing) as { cookieKeys?: unknown };
-    if (
-      Array.isArray(parsed.cookieKeys) &&
-      parsed.cookieKeys.every((key) => typeof key === 'string' && key.length >= 32)
-    ) {
-      return parsed.cookieKeys as string[];
-    }
-  }
+  const kept = existing ? cookieKeysOf(existing) : undefined;
+  if (kept) return kept;
   const cookieKeys = [randomBytes(32).toString('base64url')];
   const others = (existing ? JSON.parse(existing) : {}) as Record<string, unknown>;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await writeFile(file, `${JSON.stringify({ ...others, cookieKeys }, null, 2)}\n`, { mode: 0o600 });
   return cookieKeys;
+}
+
+function cookieKeysOf(text: string): string[] | undefined {
+  const parsed = JSON.parse(text) as { cookieKeys?: unknown };
+  return Array.isArray(parsed.cookieKeys) &&
+    parsed.cookieKeys.every((key) => typeof key === 'string' && key.length >= 32)
+    ? (parsed.cookieKeys as string[])
+    : undefined;
+}
+
+/**
+ * The cookie keys `npm start` generated into the data folder, if it did; never makes any. The CLI
+ * on Postgres without COOKIE_KEYS needs the running server's (they encrypt the signing keys), and
+ * keys of its own would make signing keys no server can read.
+ */
+export async function readCookieKeys(dataDir: string): Promise<string[] | undefined> {
+  const existing = await readFile(join(dataDir, 'secrets.json'), 'utf8').catch(() => undefined);
+  return existing ? cookieKeysOf(existing) : undefined;
 }
 
 /**
