@@ -262,10 +262,27 @@ test.serial('disable-user and enable-user beside the server', async (t) => {
   t.is(disabled.code, 0, disabled.output);
   t.true(json<{ changed: boolean }>(disabled.output).changed);
   t.is((await me()).status, 401, 'its API key stops at once');
+  // A key for the disabled account would print as a success and answer 401 everywhere.
+  const refused = await cli(['create-admin', '--email', ADMIN.email, '--password', ADMIN.password]);
+  t.not(refused.code, 0, refused.output);
+  t.is(refused.output.trim().split('\n').length, 1, refused.output);
+  t.regex(refused.output, /is disabled; run enable-user --email operator@example.com/);
+  const migrated = await cli(['migrate'], { ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password });
+  t.is(migrated.code, 0, migrated.output);
+  t.regex(migrated.output, /^warning: service administrator not made: ADMIN_EMAIL: .* is disabled/m);
   const enabled = await cli(['enable-user', '--email', ADMIN.email]);
   t.is(enabled.code, 0, enabled.output);
   t.is((await me()).status, 401, 'what was ended stays ended');
+  const again = await cli(['create-admin', '--email', ADMIN.email, '--password', ADMIN.password]);
+  t.is(again.code, 0, again.output);
   t.not((await cli(['disable-user', '--email', 'nobody@example.com'])).code, 0);
+});
+
+test.serial("reset-password beside the server links to the server's APP_URL, not the CLI's", async (t) => {
+  // The operator's shell lacks the server's PORT and APP_URL: the CLI's default is another origin.
+  const reset = await cli(['reset-password', '--email', ADMIN.email], { APP_URL: '', PORT: '' });
+  t.is(reset.code, 0, reset.output);
+  t.true(reset.output.trim().startsWith(`${base()}/auth/`), reset.output);
 });
 
 test.serial(

@@ -2,13 +2,13 @@ import type { Knex } from '@sched/db/connection';
 import { AdminAccountTakenError } from '@sched/db/errors';
 import type { AuditContext } from '@sched/db/queries/audit-log';
 import { ensureServiceAdminUser, type ServiceAdminInput } from '@sched/db/queries/admin';
-import { findUserByEmail } from '@sched/db/queries/users';
+import { findUserByEmail, findUserDisabledAt } from '@sched/db/queries/users';
 
 /** What the ADMIN_EMAIL / ADMIN_PASSWORD bootstrap did. */
 export type BootstrapOutcome =
   /** Made or promoted, or an administrator already (`passwordKept`: they changed theirs since). */
   | { made: true; userId: number; passwordKept: boolean }
-  /** The address belongs to an account with another password that is no administrator. */
+  /** The address belongs to an account with another password that is no administrator, or a disabled one. */
   | { made: false; reason: string };
 
 /**
@@ -24,6 +24,12 @@ export async function bootstrapServiceAdmin(
   admin: ServiceAdminInput,
   audit?: AuditContext,
 ): Promise<BootstrapOutcome> {
+  const existing = await findUserByEmail(knex, admin.email);
+  if (existing && (await findUserDisabledAt(knex, existing.id)) !== null)
+    return {
+      made: false,
+      reason: `ADMIN_EMAIL: the account with the e-mail ${admin.email} is disabled; run enable-user --email ${admin.email} to use it again`,
+    };
   try {
     const { userId } = await ensureServiceAdminUser(knex, admin, audit);
     return { made: true, userId, passwordKept: false };

@@ -270,6 +270,7 @@ async function runHere(name: CommandName, input: unknown, config: Config): Promi
         versions: embedded ? undefined : stores.tokenStore,
         runtime,
         dataDir: config.dataDir,
+        appUrl: config.appUrl,
       };
       return await commands[name](knex, input, context);
     } finally {

@@ -13,7 +13,7 @@ import { ensureServiceAdmin } from '@sched/db/queries/admin';
 import { listFailedMail } from '@sched/db/queries/mail-outbox';
 import { listClientsByReviewStatus } from '@sched/db/queries/oauth-client-management';
 import { type OAuthClient, REVIEW_STATUSES } from '@sched/db/queries/oauth-clients';
-import { findFirstServiceAdminId, findUserByEmail } from '@sched/db/queries/users';
+import { findFirstServiceAdminId, findUserByEmail, findUserDisabledAt } from '@sched/db/queries/users';
 import type { VersionBumper } from '@sched/db/versions';
 import { AppError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -37,7 +37,7 @@ export const CreateAdminInput = z.strictObject({
 
 const ResetPasswordInput = z.strictObject({
   email: z.email(),
-  /** APP_URL of the CLI's environment (the same as the server's): the link's origin. */
+  /** APP_URL of the CLI's environment: the link's origin unless the process running it has its own. */
   appUrl: z.url(),
 });
 
@@ -59,6 +59,8 @@ export interface CommandContext {
   runtime?: Runtime;
   /** DATA_DIR of the process (the embedded database's folder and its secrets.json). */
   dataDir?: string;
+  /** APP_URL of the process: links the commands print (reset-password). */
+  appUrl?: string;
 }
 
 const EmailInput = z.strictObject({ email: z.email() });
@@ -112,6 +114,14 @@ async function operatorActor(knex: Knex, command: CommandName): Promise<Actor> {
   return { userId, serviceAdmin: true, audit: cliAudit(command) };
 }
 
+async function refuseDisabled(knex: Knex, email: string): Promise<void> {
+  const user = await findUserByEmail(knex, email);
+  if (user && (await findUserDisabledAt(knex, user.id)) !== null)
+    throw new CommandInputError(
+      `the account with the e-mail ${email} is disabled; run enable-user --email ${email} first`,
+    );
+}
+
 async function accountByEmail(knex: Knex, email: string) {
   const user = await findUserByEmail(knex, email);
   if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
@@ -156,14 +166,20 @@ export const commands = {
    */
   async 'create-admin'(knex: Knex, input: unknown) {
     const admin = parseInput(CreateAdminInput, input);
+    // A key for a disabled account would print as a success and answer 401 everywhere.
+    await refuseDisabled(knex, admin.email);
     return asCommandError(() => ensureServiceAdmin(knex, admin, cliAudit('create-admin')));
   },
-  /** A one-time password-reset URL (30 minutes; older links stop working) for the account. */
-  async 'reset-password'(knex: Knex, input: unknown) {
+  /**
+   * A one-time password-reset URL (30 minutes; older links stop working) for the account, on the
+   * APP_URL of the process that runs the command: the running server's when it goes through its
+   * control socket (the CLI's environment may lack the server's PORT or APP_URL).
+   */
+  async 'reset-password'(knex: Knex, input: unknown, context?: CommandContext) {
     const { email, appUrl } = parseInput(ResetPasswordInput, input);
     const user = await findUserByEmail(knex, email);
     if (!user) throw new CommandInputError(`no account with the e-mail ${email}`);
-    return createPasswordResetLink(knex, appUrl, user.id, cliAudit('reset-password'));
+    return createPasswordResetLink(knex, context?.appUrl ?? appUrl, user.id, cliAudit('reset-password'));
   },
   /**
    * A new active ID-token signing key; the previous one stops signing and stays in the JWKS until

@@ -50,6 +50,7 @@ export async function composeSystem(
           versions: runtime.stores.tokenStore,
           runtime,
           dataDir: config.dataDir,
+          appUrl: config.appUrl,
         })
       : async () => {};
     const stopSweeper = startTokenSweeper(runtime.stores.tokenStore, logger);
