@@ -17,6 +17,17 @@ test('BASE_URL defaults to APP_URL and trailing slashes are dropped', (t) => {
   t.is(config.baseUrl, 'https://id.example.com');
 });
 
+test('APP_URL and BASE_URL: origins, with or without trailing slashes', (t) => {
+  const config = loadConfig({ APP_URL: 'https://id.example.com:8443//', BASE_URL: 'http://127.0.0.1:3000' });
+  t.is(config.appUrl, 'https://id.example.com:8443');
+  t.is(config.baseUrl, 'http://127.0.0.1:3000');
+});
+
+test('an invalid PORT says what a port is', (t) => {
+  const error = t.throws(() => loadConfig({ PORT: 'eighty' }), { instanceOf: ConfigError });
+  t.is(error!.message, 'Invalid configuration: PORT must be a port number from 0 to 65535');
+});
+
 test('empty variables count as unset', (t) => {
   t.is(loadConfig({ DATABASE_URL: '', PORT: '' }).port, 3000);
 });
@@ -28,6 +39,13 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['PORT', { PORT: 'eighty' }],
   ['PORT', { PORT: '70000' }],
   ['APP_URL', { APP_URL: 'ftp://example.com' }],
+  ['APP_URL', { APP_URL: 'https://id.example.com/auth' }],
+  ['APP_URL', { APP_URL: 'http://localhost:3000?x=1' }],
+  ['APP_URL', { APP_URL: 'http://localhost:3000/#top' }],
+  ['APP_URL', { APP_URL: 'https://user:pw@id.example.com' }],
+  ['BASE_URL', { BASE_URL: 'https://api.example.com/v2' }],
+  ['PORT', { PORT: '3.5' }],
+  ['HOST', { HOST: '  ' }],
   ['SMTP_URL', { SMTP_URL: 'localhost:25' }],
   ['COOKIE_KEYS', { COOKIE_KEYS: 'short' }],
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],

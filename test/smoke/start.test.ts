@@ -1,4 +1,6 @@
-import { connect } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import { type AddressInfo, connect, createServer } from 'node:net';
+import { join } from 'node:path';
 import test from 'ava';
 import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
 
@@ -163,5 +165,48 @@ test('standalone services refuse to start without DATABASE_URL and REDIS_URL', a
     const result = await runToEnd(entry, [], childEnv({ PORT: String(await freePort()) }));
     t.not(result.code, 0);
     t.regex(result.output.trim(), /DATABASE_URL is required/);
+  }
+});
+
+test('a data folder or port start-up cannot use stops it with one line naming DATA_DIR, PORT or HOST', async (t) => {
+  const scratch = await tempDir();
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  try {
+    const aFile = join(scratch.path, 'a-file');
+    await writeFile(aFile, '');
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ DATA_DIR: aFile }, /^ConfigError: Invalid configuration: DATA_DIR .*a-file cannot be used/],
+      [
+        { DATA_DIR: join(aFile, 'below') },
+        /^ConfigError: Invalid configuration: DATA_DIR .*below cannot be used/,
+      ],
+      [
+        { DATA_DIR: join(scratch.path, 'x'.repeat(110)) },
+        /^ConfigError: Invalid configuration: DATA_DIR .* is too long/,
+      ],
+      [
+        { DATA_DIR: join(scratch.path, 'd1'), PORT: String((busy.address() as AddressInfo).port) },
+        /^ConfigError: Invalid configuration: PORT \d+ is in use/,
+      ],
+      // TEST-NET-1: an address no machine of ours has.
+      [
+        { DATA_DIR: join(scratch.path, 'd2'), HOST: '192.0.2.1' },
+        /^ConfigError: Invalid configuration: HOST 192\.0\.2\.1 /,
+      ],
+    ];
+    for (const [vars, expected] of cases) {
+      const result = await runToEnd(
+        'services/launcher/src/start.ts',
+        [],
+        childEnv({ PORT: String(await freePort()), HOST: '127.0.0.1', ...vars }),
+      );
+      t.not(result.code, 0, result.output);
+      t.is(result.output.trim().split('\n').length, 1, result.output);
+      t.regex(result.output.trim(), expected);
+    }
+  } finally {
+    busy.close();
+    await scratch.remove();
   }
 });

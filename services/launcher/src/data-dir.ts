@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { ConfigError } from '@sched/kit/config';
 
 /**
  * Only one process may open a PGlite data folder. The lock is a unix socket the holder listens on
@@ -52,15 +53,38 @@ function listen(server: Server, path: string): Promise<void> {
   });
 }
 
+/**
+ * Longest unix socket path (`sun_path`, less its NUL): the lock and the control socket live in the
+ * data folder, so a deeper folder cannot hold them.
+ */
+const MAX_SOCKET_PATH = process.platform === 'linux' ? 107 : 103;
+/** The longer of the two socket names (`control.sock`, `server.lock`). */
+const LONGEST_SOCKET_NAME = 'control.sock';
+
+/** The operator's one line for a data folder this process cannot use: it names DATA_DIR. */
+function unusable(dataDir: string, error: unknown): ConfigError {
+  const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  return new ConfigError(
+    `Invalid configuration: DATA_DIR ${dataDir} cannot be used as the data folder (${reason})`,
+  );
+}
+
 /** Takes the data folder for this process; returns the release function. */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const longest = Buffer.byteLength(join(dataDir, LONGEST_SOCKET_NAME));
+  if (longest > MAX_SOCKET_PATH)
+    throw new ConfigError(
+      `Invalid configuration: DATA_DIR ${dataDir} is too long for the sockets kept in it: use a path of at most ${MAX_SOCKET_PATH - LONGEST_SOCKET_NAME.length - 1} bytes`,
+    );
+  await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    throw unusable(dataDir, error);
+  });
   const path = lockPath(dataDir);
   const server = createServer((socket) => socket.end(String(process.pid)));
   try {
     await listen(server, path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw unusable(dataDir, error);
     const holder = await askHolder(path);
     if (holder !== undefined) {
       throw new DataDirBusyError(`the embedded database in ${dataDir} is in use by process ${holder}`);

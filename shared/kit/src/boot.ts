@@ -1,4 +1,4 @@
-import { type Config, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import {
   exitOnSignals,
   type ReadinessCheck,
@@ -26,6 +26,32 @@ export const metricsOptions = (config: Config, service: Pick<BootedService, 'met
   enabled: config.metrics.enabled ?? service.metricsByDefault ?? true,
   token: config.metrics.token,
 });
+
+/**
+ * Why the server could not listen, naming the variable to change (PORT or HOST) for the errors an
+ * operator causes; any other error as it is.
+ */
+export function listenError(error: unknown, config: Pick<Config, 'port' | 'host'>): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        `Invalid configuration: PORT ${config.port} is in use on ${config.host} (another server runs there)`,
+      );
+    case 'EACCES':
+      return new ConfigError(
+        `Invalid configuration: PORT ${config.port} needs privileges this process lacks (use a port above 1023)`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new ConfigError(
+        `Invalid configuration: HOST ${config.host} is not an address of this machine (${(error as NodeJS.ErrnoException).code})`,
+      );
+    default:
+      return error;
+  }
+}
 
 /** One line on stderr, no stack: what an operator needs to fix the start-up. */
 export function failStartup(error: unknown): never {
@@ -72,7 +98,7 @@ export async function bootService(
     idleGraceMs: config.trustProxy ? IDLE_GRACE_MS : 0,
     metrics: metricsOptions(config, service),
     publicUrls: [config.appUrl, config.baseUrl],
-  }).catch((error: unknown) => failStartup(error));
+  }).catch((error: unknown) => failStartup(listenError(error, config)));
   exitOnSignals(running.close, logger);
   logger.info({ url: running.url, ...service.describe?.(running.url) }, `${name} listening`);
   return running;

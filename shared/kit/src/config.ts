@@ -29,7 +29,20 @@ const DEFAULT_AGENT_PENDING_SCOPES = ['PROFILE_READ', 'EVENT_TYPE_READ', 'SCHEDU
 const SCOPE_NAME = /^[A-Za-z_]+$/;
 const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 
-const origin = urlWithProtocols(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
+/**
+ * APP_URL / BASE_URL: an origin, as the server pins requests to its host and builds every URL
+ * (issuer, endpoints, links) as origin + absolute path; a path prefix, query, fragment or
+ * credentials would give an issuer and links the routes do not serve (or that oidc-provider refuses).
+ */
+const origin = urlWithProtocols(['http:', 'https:'])
+  .refine(
+    (value) => {
+      const url = new URL(value);
+      return /^\/*$/.test(url.pathname) && !value.includes('?') && !value.includes('#') && !url.username;
+    },
+    { message: 'must be an origin such as https://id.example.com (no path, query, fragment or user)' },
+  )
+  .transform((value) => value.replace(/\/+$/, ''));
 
 /** A provider endpoint: http(s), no trailing slash (tests and proxies may use http on loopback). */
 const httpsOrLoopbackUrl = urlWithProtocols(['http:', 'https:']).transform((value) =>
@@ -56,8 +69,13 @@ export interface MicrosoftProviderConfig {
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  PORT: z.coerce
+    .number({ message: 'must be a port number from 0 to 65535' })
+    .int('must be a port number from 0 to 65535')
+    .min(0, 'must be a port number from 0 to 65535')
+    .max(65535, 'must be a port number from 0 to 65535')
+    .default(3000),
+  HOST: z.string().trim().min(1, 'must be an address or host name to listen on').default('0.0.0.0'),
   APP_URL: origin.optional(),
   BASE_URL: origin.optional(),
   DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional(),
