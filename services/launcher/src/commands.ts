@@ -307,7 +307,13 @@ function parseInput<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new CommandInputError(`--${issue.path.map(String).join('.') || 'input'} ${issue.message}`);
+  // An option left out reads "is required", not the schema's "expected string, received undefined".
+  const given = issue.path.reduce<unknown>(
+    (value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key],
+    input,
+  );
+  const message = issue.code === 'invalid_type' && given === undefined ? 'is required' : issue.message;
+  throw new CommandInputError(`--${issue.path.map(String).join('.') || 'input'} ${message}`);
 }
 
 export type CommandName = keyof typeof commands;
