@@ -55,6 +55,34 @@ test('the lock is not fooled by a process killed with -9 nor by a pid file namin
   await release();
 });
 
+test('the lock is not taken from a holder that is stopped (Ctrl-Z): alive, though it cannot answer', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  const holder = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
+       await lockDataDir(process.argv[1]); console.log('locked'); setInterval(() => {}, 1000);`,
+      dir.path,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  t.teardown(() => {
+    holder.kill('SIGCONT');
+    holder.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+  holder.kill('SIGSTOP');
+  // Two processes on one PGlite folder corrupt it once the stopped one resumes.
+  await t.throwsAsync(() => lockDataDir(dir.path), {
+    instanceOf: DataDirBusyError,
+    message: /does not answer/,
+  });
+  t.is(await readLockHolder(dir.path), 'unknown');
+});
+
 test('SIGTERM to the npm process of `npm start` stops the server within the shutdown timeout', async (t) => {
   const dir = await tempDir();
   t.teardown(() => dir.remove());
@@ -74,14 +102,14 @@ test('SIGTERM to the npm process of `npm start` stops the server within the shut
   const npmExited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
   await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
   const serverPid = await readLockHolder(dir.path);
-  t.truthy(serverPid, 'the server holds the data folder');
+  if (typeof serverPid !== 'number') throw new Error(`the server holds the data folder: ${serverPid}`);
   npm.kill('SIGTERM');
   await npmExited;
   const until = Date.now() + 15_000;
   let alive = true;
   while (Date.now() < until) {
     try {
-      process.kill(serverPid!, 0);
+      process.kill(serverPid, 0);
     } catch {
       alive = false;
       break;

@@ -5,7 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Knex } from '@sched/db/connection';
 import { APP_VERSION } from '@sched/kit/version';
 import { CommandInputError } from './command-error.ts';
-import { lockDataDir, readLockHolder } from './data-dir.ts';
+import { describeHolder, lockDataDir, readLockHolder } from './data-dir.ts';
 
 /**
  * Backup and restore of the embedded database (PGlite). A backup file is one JSON header line
@@ -111,7 +111,7 @@ export async function restoreEmbedded(
   const holder = await readLockHolder(dataDir);
   if (holder !== undefined)
     throw new CommandInputError(
-      `a server (process ${holder}) holds ${dataDir}; stop it before restoring into that data folder`,
+      `a server (${describeHolder(holder)}) holds ${dataDir}; stop it before restoring into that data folder`,
     );
   const content = await readFile(resolve(from)).catch((error: NodeJS.ErrnoException) => {
     throw new CommandInputError(`--from: cannot read ${from} (${error.code ?? error.message})`);

@@ -16,7 +16,13 @@ import {
   type ListedClient,
 } from './commands.ts';
 import { sendControlCommand } from './control-socket.ts';
-import { loadOrCreateCookieKeys, lockDataDir, readCookieKeys, readLockHolder } from './data-dir.ts';
+import {
+  describeHolder,
+  loadOrCreateCookieKeys,
+  lockDataDir,
+  readCookieKeys,
+  readLockHolder,
+} from './data-dir.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -232,7 +238,7 @@ async function main(argv: string[]): Promise<unknown> {
     const holder = await readLockHolder(config.dataDir);
     if (holder !== undefined)
       throw new Error(
-        `the server (process ${holder}) holds ${config.dataDir} but its control socket does not answer`,
+        `the server (${describeHolder(holder)}) holds ${config.dataDir} but its control socket does not answer`,
       );
   }
   return runHere(name, input, config);

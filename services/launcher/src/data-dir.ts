@@ -17,28 +17,37 @@ export class DataDirBusyError extends Error {
 
 const lockPath = (dataDir: string): string => join(dataDir, 'server.lock');
 
-/** The live holder's process id, asked over the lock socket; undefined when nobody answers. */
-function askHolder(path: string): Promise<number | undefined> {
+/**
+ * The holder of the lock socket: its process id; `unknown` when a process accepted the connection
+ * but did not say who it is in time (stopped with Ctrl-Z or SIGSTOP, or swamped): alive all the
+ * same, since a dead holder's socket file refuses connections; undefined when nobody listens.
+ */
+function askHolder(path: string): Promise<number | 'unknown' | undefined> {
   return new Promise((resolve) => {
     const socket = connect(path);
+    let connected = false;
     let answer = '';
-    const done = (pid: number | undefined) => {
+    const done = (pid: number | 'unknown' | undefined) => {
       socket.destroy();
       resolve(pid);
     };
-    socket.setTimeout(2000, () => done(undefined));
+    socket.on('connect', () => {
+      connected = true;
+    });
+    socket.setTimeout(2000, () => done(connected ? 'unknown' : undefined));
     socket.on('data', (chunk) => {
       answer += chunk.toString('utf8');
     });
     socket.on('end', () => {
       const pid = Number.parseInt(answer, 10);
-      done(Number.isInteger(pid) ? pid : undefined);
+      done(Number.isInteger(pid) ? pid : 'unknown');
     });
     socket.on('error', () => done(undefined));
   });
 }
 
-export async function readLockHolder(dataDir: string): Promise<number | undefined> {
+/** The live holder's process id (`unknown`: alive but not answering); undefined when none. */
+export async function readLockHolder(dataDir: string): Promise<number | 'unknown' | undefined> {
   const pid = await askHolder(lockPath(dataDir));
   return pid === process.pid ? undefined : pid;
 }
@@ -86,6 +95,12 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw unusable(dataDir, error);
     const holder = await askHolder(path);
+    if (holder === 'unknown') {
+      // Taking over would open the database beside a live process: corruption when it resumes.
+      throw new DataDirBusyError(
+        `the embedded database in ${dataDir} is held by a process that does not answer (stopped?); resume or end it first`,
+      );
+    }
     if (holder !== undefined) {
       throw new DataDirBusyError(`the embedded database in ${dataDir} is in use by process ${holder}`);
     }
@@ -154,3 +169,7 @@ export async function loadOrCreateEncryptionKey(dataDir: string): Promise<string
   await writeFile(file, `${JSON.stringify({ ...secrets, encryptionKey }, null, 2)}\n`, { mode: 0o600 });
   return encryptionKey;
 }
+
+/** How the operator's messages name a holder readLockHolder found. */
+export const describeHolder = (holder: number | 'unknown'): string =>
+  holder === 'unknown' ? 'a process that does not answer (stopped?)' : `process ${holder}`;
