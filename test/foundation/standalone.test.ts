@@ -41,3 +41,36 @@ for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
     },
   );
 }
+
+withServers(
+  'a standalone service refuses a database that lacks its migrations, saying to run migrate',
+  async (t) => {
+    // Ready with 500s behind it would be worse: the services leave migrating to the migrate step.
+    const unmigrated = await createTestDatabase({ migrate: false });
+    try {
+      for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
+        const service = runScript(
+          entry,
+          [],
+          childEnv({
+            DATABASE_URL: unmigrated.url,
+            REDIS_URL: process.env.REDIS_URL,
+            COOKIE_KEYS: 'standalone-test-key-0123456789abcdefgh',
+            ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
+            PORT: String(await freePort()),
+            HOST: '127.0.0.1',
+          }),
+        );
+        t.is(await service.exited, 1, service.output());
+        const lines = service.output().trim().split('\n');
+        t.is(lines.length, 1, service.output());
+        t.regex(
+          lines[0]!,
+          /^SchemaOutdatedError: the database \(DATABASE_URL\) lacks \d+ migration\(s\).*cli -- migrate/,
+        );
+      }
+    } finally {
+      await unmigrated.drop();
+    }
+  },
+);

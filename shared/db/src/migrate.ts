@@ -14,16 +14,29 @@ const migrationSource: Knex.MigrationSource<string> = {
 const config = { migrationSource, tableName: 'knex_migrations' };
 
 /**
- * Whether every migration is recorded as applied, by one query. knex's own check creates and locks
- * its tables first, several round trips that cost about a second at each embedded start.
+ * The migrations of this code the database has not recorded as applied, by one query and without
+ * writing anything. knex's own check creates and locks its tables first, several round trips that
+ * cost about a second at each embedded start. Migrations the database has beyond this code's (a
+ * newer version migrated it) are no concern of this code.
  */
+export async function missingMigrations(knex: Knex): Promise<string[]> {
+  let rows: Array<{ name: string }>;
+  try {
+    rows = (await knex(config.tableName).select('name')) as Array<{ name: string }>;
+  } catch (error) {
+    // No migrations table yet: a new database. Anything else (unreachable) is the caller's.
+    if ((error as { code?: string }).code === '42P01') return migrations.map(([name]) => name);
+    throw error;
+  }
+  const done = new Set(rows.map((row) => row.name));
+  return migrations.map(([name]) => name).filter((name) => !done.has(name));
+}
+
 async function upToDate(knex: Knex): Promise<boolean> {
   try {
-    const rows = (await knex(config.tableName).select('name')) as Array<{ name: string }>;
-    const done = new Set(rows.map((row) => row.name));
-    return migrations.every(([name]) => done.has(name));
+    return (await missingMigrations(knex)).length === 0;
   } catch {
-    return false; // no migrations table yet: a new database
+    return false; // let knex's migrator report what is wrong
   }
 }
 
