@@ -23,6 +23,16 @@ test('APP_URL and BASE_URL: origins, with or without trailing slashes', (t) => {
   t.is(config.baseUrl, 'http://127.0.0.1:3000');
 });
 
+test('MAIL_FROM: an address, with a display name or without', (t) => {
+  t.is(loadConfig({}).mailFrom, 'Scheduling <no-reply@localhost>');
+  for (const value of [
+    'no-reply@example.com',
+    '"Acme, Inc." <no-reply@acme.example>',
+    'Ünïcode <x@y.example>',
+  ])
+    t.is(loadConfig({ MAIL_FROM: value }).mailFrom, value);
+});
+
 test('an invalid PORT says what a port is', (t) => {
   const error = t.throws(() => loadConfig({ PORT: 'eighty' }), { instanceOf: ConfigError });
   t.is(error!.message, 'Invalid configuration: PORT must be a port number from 0 to 65535');
@@ -45,6 +55,9 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['APP_URL', { APP_URL: 'https://user:pw@id.example.com' }],
   ['BASE_URL', { BASE_URL: 'https://api.example.com/v2' }],
   ['PORT', { PORT: '3.5' }],
+  ['MAIL_FROM', { MAIL_FROM: 'Scheduling' }],
+  ['MAIL_FROM', { MAIL_FROM: 'Scheduling <no-reply>' }],
+  ['MAIL_FROM', { MAIL_FROM: 'Scheduling <a@example.com>\r\nBcc: x@example.com' }],
   ['HOST', { HOST: '  ' }],
   ['SMTP_URL', { SMTP_URL: 'localhost:25' }],
   ['COOKIE_KEYS', { COOKIE_KEYS: 'short' }],

@@ -34,6 +34,9 @@ const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])
  * (issuer, endpoints, links) as origin + absolute path; a path prefix, query, fragment or
  * credentials would give an issuer and links the routes do not serve (or that oidc-provider refuses).
  */
+/** `address` or `Name <address>`: one line, an address with one @ (a host without dots is fine). */
+const MAIL_FROM = /^(?:[^<>\p{Cc}]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/u;
+
 const origin = urlWithProtocols(['http:', 'https:'])
   .refine(
     (value) => {
@@ -92,7 +95,12 @@ const EnvSchema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   SMTP_URL: urlWithProtocols(['smtp:', 'smtps:']).optional(),
-  MAIL_FROM: z.string().min(3).default('Scheduling <no-reply@localhost>'),
+  MAIL_FROM: z
+    .string()
+    .refine((value) => MAIL_FROM.test(value), {
+      message: 'must be an e-mail address, with a name or without: Scheduling <no-reply@example.com>',
+    })
+    .default('Scheduling <no-reply@localhost>'),
   COOKIE_KEYS: z
     .string()
     .transform((value) => value.split(',').map((key) => key.trim()))
