@@ -60,6 +60,7 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['MAIL_FROM', { MAIL_FROM: 'Scheduling <a@example.com>\r\nBcc: x@example.com' }],
   ['HOST', { HOST: '  ' }],
   ['SMTP_URL', { SMTP_URL: 'localhost:25' }],
+  ['SMTP_URL', { SMTP_URL: 'smtp://' }],
   ['COOKIE_KEYS', { COOKIE_KEYS: 'short' }],
   ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
   ['ADMIN_EMAIL', { ADMIN_EMAIL: 'nobody', ADMIN_PASSWORD: 'long-enough-password' }],

@@ -94,7 +94,9 @@ const EnvSchema = z.object({
     })
     .optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
-  SMTP_URL: urlWithProtocols(['smtp:', 'smtps:']).optional(),
+  SMTP_URL: urlWithProtocols(['smtp:', 'smtps:'])
+    .refine((value) => new URL(value).hostname !== '', { message: 'names no host (smtp://host:port)' })
+    .optional(),
   MAIL_FROM: z
     .string()
     .refine((value) => MAIL_FROM.test(value), {
