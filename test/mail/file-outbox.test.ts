@@ -1,9 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Stores } from '@sched/db/stores';
 import { loadConfig } from '@sched/kit/config';
 import { createLogger } from '@sched/kit/logger';
+import { createMailer } from '@sched/kit/mailer';
 import { openRuntime } from '@sched/runtime/runtime';
 import test from 'ava';
 import { tempDir } from '../support/process.ts';
@@ -107,4 +108,29 @@ test('the runtime mailer without SMTP_URL writes the message with both parts and
     await runtime.close();
     await dataDir.remove();
   }
+});
+
+test('mail files are for the owner only: they carry reset and invitation links', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  const logger = createLogger({ level: 'silent' });
+  // A folder the mailer makes (the CLI or a standalone service may be first to write under DATA_DIR)...
+  const made = join(dir.path, 'data', 'mail');
+  // ...and one that was there already, readable by everyone.
+  const existing = join(dir.path, 'open');
+  await mkdir(existing, { mode: 0o755 });
+  for (const outboxDir of [made, existing]) {
+    const mailer = createMailer({ smtpUrl: undefined, from: 'noreply@example.test', outboxDir, logger });
+    await mailer.send({
+      to: 'reader@example.test',
+      subject: 'Reset',
+      text: 'https://app.test/reset?token=x',
+      html: '<p>reset</p>',
+    });
+    mailer.close();
+    const [name] = await emlFiles(outboxDir);
+    t.is((await stat(join(outboxDir, name!))).mode & 0o777, 0o600, outboxDir);
+  }
+  t.is((await stat(made)).mode & 0o777, 0o700);
+  t.is((await stat(join(dir.path, 'data'))).mode & 0o777, 0o700);
 });

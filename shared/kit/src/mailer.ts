@@ -61,12 +61,14 @@ export function createMailer(options: {
   return {
     async send(message) {
       const info = await (await transport.get()).sendMail({ from: options.from, ...message });
-      await mkdir(options.outboxDir, { recursive: true });
+      // Owner only: the messages carry password-reset, verification and invitation links, which
+      // any other account on the machine could otherwise read and use.
+      await mkdir(options.outboxDir, { recursive: true, mode: 0o700 });
       const file = join(
         options.outboxDir,
         `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.-]/g, '')}.eml`,
       );
-      await writeFile(file, info.message as Buffer);
+      await writeFile(file, info.message as Buffer, { mode: 0o600 });
       logger.info({ to: message.to, subject: message.subject, file }, 'mail written to outbox');
     },
     close: transport.close,
