@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { DataDirBusyError, lockDataDir, readLockHolder } from '@sched/launcher/data-dir';
@@ -53,6 +53,17 @@ test('the lock is not fooled by a process killed with -9 nor by a pid file namin
   t.is(await readLockHolder(dir.path), undefined);
   const release = await lockDataDir(dir.path);
   await release();
+});
+
+test('a data folder that was open to every account is closed to others when taken', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => dir.remove());
+  const folder = join(dir.path, 'data');
+  await mkdir(folder);
+  await chmod(folder, 0o775);
+  const release = await lockDataDir(folder);
+  await release();
+  t.is((await stat(folder)).mode & 0o777, 0o770, "the group's access is the operator's to keep");
 });
 
 test('the lock is not taken from a holder that is stopped (Ctrl-Z): alive, though it cannot answer', async (t) => {

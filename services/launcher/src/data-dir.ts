@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { ConfigError } from '@sched/kit/config';
@@ -78,6 +78,20 @@ function unusable(dataDir: string, error: unknown): ConfigError {
   );
 }
 
+/**
+ * A data folder that was there already (made by hand, a volume) may be open to every account on the
+ * machine: the database files under it hold password hashes, addresses and everything else. Like
+ * PostgreSQL, which refuses such a data directory, we keep other accounts out, here by taking their
+ * access away (the group's is left to the operator: backups often run as a group).
+ */
+async function closeToOthers(dataDir: string): Promise<void> {
+  const { mode } = await stat(dataDir);
+  if ((mode & 0o007) === 0) return;
+  await chmod(dataDir, mode & 0o7770).catch((error: unknown) => {
+    throw unusable(dataDir, error);
+  });
+}
+
 /** Takes the data folder for this process; returns the release function. */
 export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const longest = Buffer.byteLength(join(dataDir, LONGEST_SOCKET_NAME));
@@ -88,6 +102,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
   await mkdir(dataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
     throw unusable(dataDir, error);
   });
+  await closeToOthers(dataDir);
   const path = lockPath(dataDir);
   const server = createServer((socket) => socket.end(String(process.pid)));
   try {
