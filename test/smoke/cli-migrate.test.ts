@@ -65,6 +65,21 @@ const userByEmail = (db: Database, email: string) =>
     Array<{ id: number; name: string | null; is_service_admin: boolean; password_hash: string }>
   >;
 
+test.serial('on Postgres, a command before migrate says to run migrate (one line)', async (t) => {
+  if (!database) {
+    t.pass('embedded: the CLI migrates the data folder itself');
+    return;
+  }
+  const early = await runToEnd(
+    CLI,
+    ['create-admin', '--email', 'early@example.com', '--password', 'early pw 123'],
+    env,
+  );
+  t.is(early.code, 1, early.output);
+  t.is(early.output.trim().split('\n').length, 1, early.output);
+  t.regex(early.output, /lacks \d+ migration\(s\) of this version, from 0001_identity: run migrate first/);
+});
+
 test.serial(
   'migrate applies every pending migration, then none; ADMIN_ variables make that admin',
   async (t) => {

@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
+import { missingMigrations } from '@sched/db/migrate';
 import { openStores } from '@sched/db/stores';
 import { failStartup } from '@sched/kit/boot';
 import { type Config, loadConfig } from '@sched/kit/config';
@@ -266,6 +267,15 @@ async function runHere(name: CommandName, input: unknown, config: Config): Promi
       const { knex } = stores.db;
       // Opened by the CLI itself: bring the embedded schema up to date first, as the server would.
       if (embedded && name !== 'migrate') await commands.migrate(knex, {});
+      // On Postgres migrating is the operator's step (the deployment's migrate job): say so, rather
+      // than fail on a missing table.
+      if (!embedded && name !== 'migrate') {
+        const missing = await missingMigrations(knex);
+        if (missing.length > 0)
+          throw new CommandInputError(
+            `the database lacks ${missing.length} migration(s) of this version, from ${missing[0]}: run migrate first`,
+          );
+      }
       const context: CommandContext = {
         signingKeys: {
           secrets: keyEncryptionSecrets({ keyEncryptionKey: config.keyEncryptionKey, cookieKeys }),
