@@ -4,7 +4,7 @@ import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { DataDirBusyError, lockDataDir, readLockHolder } from '@sched/launcher/data-dir';
-import { childEnv, freePort, ROOT, tempDir, waitForStatus } from '../support/process.ts';
+import { childEnv, freePort, ROOT, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
 
 /**
  * The process around the embedded default: `npm start` stops with the signal npm gets (no orphan
@@ -75,7 +75,10 @@ test('the lock is not taken from a holder that is stopped (Ctrl-Z): alive, thoug
       '--input-type=module',
       '-e',
       `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
-       await lockDataDir(process.argv[1]); console.log('locked'); setInterval(() => {}, 1000);`,
+       import { createServer } from 'node:net';
+       await lockDataDir(process.argv[1]);
+       createServer(() => {}).listen(process.argv[1] + '/control.sock', () => console.log('locked'));
+       setInterval(() => {}, 1000);`,
       dir.path,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -92,6 +95,15 @@ test('the lock is not taken from a holder that is stopped (Ctrl-Z): alive, thoug
     message: /does not answer/,
   });
   t.is(await readLockHolder(dir.path), 'unknown');
+  // Its control socket accepts connections too (the kernel does, for a stopped process): the CLI
+  // says so instead of waiting for ever.
+  const cli = await runToEnd(
+    'services/launcher/src/cli.ts',
+    ['list-clients'],
+    childEnv({ DATA_DIR: dir.path }),
+  );
+  t.is(cli.code, 1, cli.output);
+  t.regex(cli.output.trim(), /^CommandInputError: the server holding .* does not answer \(stopped\?\)/);
 });
 
 test('SIGTERM to the npm process of `npm start` stops the server within the shutdown timeout', async (t) => {

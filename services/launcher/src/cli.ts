@@ -230,6 +230,12 @@ async function main(argv: string[]): Promise<unknown> {
   const input = inputOf(name, values, config);
 
   if (!config.databaseUrl) {
+    // A server stopped with Ctrl-Z still accepts connections: the command would wait for it for
+    // ever. Its lock socket, answered at once by a live one, tells.
+    if ((await readLockHolder(config.dataDir)) === 'unknown')
+      throw new CommandInputError(
+        `the server holding ${config.dataDir} does not answer (stopped?); resume it and try again`,
+      );
     const viaServer = await sendControlCommand(config.dataDir, name, input);
     if (viaServer) {
       if (viaServer.status !== 200)
