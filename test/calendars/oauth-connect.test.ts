@@ -1,5 +1,5 @@
 import test from 'ava';
-import { insertUser } from '../support/factories.ts';
+import { insertMembership, insertOrganization, insertUser } from '../support/factories.ts';
 import { type FakeGoogle, startFakeGoogle } from '../support/fake-google.ts';
 import type { FlowBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
@@ -187,6 +187,26 @@ test.serial('Disconnect revokes the grant at Google and deletes the connection',
   t.is(google.revoked.length, before + 1);
   t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);
 });
+
+test.serial(
+  'Deleting the account revokes its calendar grant at Google too; a refused deletion revokes nothing',
+  async (t) => {
+    const user = await insertUser(knex());
+    const browser = await signedIn(world, user);
+    page(await browser.open(await authorizeAtGoogle(await startConnect(browser))));
+    const before = google.revoked.length;
+    // The last owner of an organization cannot go (409): the grant stays.
+    const orgId = await insertOrganization(knex());
+    await insertMembership(knex(), { userId: user.id, organizationId: orgId, role: 'OWNER' });
+    t.is((await world.call('DELETE', '/v2/me', { token: user.apiKey })).status, 409);
+    t.is(google.revoked.length, before);
+
+    await knex()('memberships').where({ user_id: user.id }).del();
+    t.is((await world.call('DELETE', '/v2/me', { token: user.apiKey })).status, 204);
+    t.is(google.revoked.length, before + 1);
+    t.is(await knex()('calendar_connections').where({ user_id: user.id }).first(), undefined);
+  },
+);
 
 test.serial('Microsoft, not configured: not offered, and its connect path is 404', async (t) => {
   const user = await insertUser(knex());

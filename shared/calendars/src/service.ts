@@ -111,6 +111,12 @@ export interface CalendarService {
   ): Promise<ConnectionView>;
   /** Revokes where the provider offers it, then deletes the connection and its credentials. */
   disconnect(userId: number, connectionId: number): Promise<void>;
+  /**
+   * The provider revocations of every connection of the user, made ready while the credentials
+   * are still stored: account deletion runs the returned function once its rows are gone (the
+   * credentials go with them). Best effort, like `disconnect`'s: failures are logged.
+   */
+  prepareRevocations(userId: number): Promise<() => Promise<void>>;
   /** Busy intervals of the user's checked calendars in [from, to), merged per connection. */
   userBusyTimes(
     user: { id: number; timeZone: string },
@@ -160,6 +166,36 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
     );
 
   const busyTimes = new BusyTimes({ knex, logger: deps.logger, connectorOf });
+
+  /**
+   * Revoking at the provider is a courtesy to it: our copy of the credentials goes regardless, also
+   * when they cannot be used any more (ENCRYPTION_KEY changed, the provider no longer configured).
+   * The connector is made at once (credentials opened now); the revocation never throws.
+   */
+  const revocationOf = (connection: CalendarConnection): (() => Promise<void>) => {
+    const failed = (error: unknown) =>
+      deps.logger.warn(
+        {
+          connectionId: connection.id,
+          provider: connection.provider,
+          reason: error instanceof Error ? error.message : String(error),
+        },
+        'calendar token revocation failed; the connection is deleted anyway',
+      );
+    let connector: CalendarConnector;
+    try {
+      connector = connectorOf(connection);
+    } catch (error) {
+      return async () => failed(error);
+    }
+    return async () => {
+      try {
+        await connector.revoke?.();
+      } catch (error) {
+        failed(error);
+      }
+    };
+  };
 
   const save = async (
     userId: number,
@@ -227,22 +263,15 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
     async disconnect(userId, connectionId) {
       const connection = await getCalendarConnection(knex, userId, connectionId);
-      // Revocation is a courtesy to the provider: our copy of the credentials goes regardless, also
-      // when they cannot be used any more (ENCRYPTION_KEY changed, the provider no longer configured).
-      try {
-        const connector = connectorOf(connection);
-        if (connector.revoke) await connector.revoke();
-      } catch (error) {
-        deps.logger.warn(
-          {
-            connectionId,
-            provider: connection.provider,
-            reason: error instanceof Error ? error.message : String(error),
-          },
-          'calendar token revocation failed; the connection is deleted anyway',
-        );
-      }
+      await revocationOf(connection)();
       await deleteCalendarConnection(knex, userId, connectionId);
+    },
+
+    async prepareRevocations(userId) {
+      const revocations = (await listCalendarConnections(knex, [userId])).map(revocationOf);
+      return async () => {
+        await Promise.all(revocations.map((revoke) => revoke()));
+      };
     },
 
     async userBusyTimes(user, from, to) {

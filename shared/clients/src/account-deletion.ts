@@ -15,7 +15,8 @@ import { endEverythingOf } from '@sched/accounts/end-everything';
  * cancelled, the users row deleted, memberships, API keys, consents and their own OAuth clients
  * going with it by foreign key) commits first, then the token store follows: every OAuth grant and
  * token and every browser session of the account (`endEverythingOf`), and every token of the
- * clients that went with it (other users' authorizations of those clients).
+ * clients that went with it (other users' authorizations of those clients). The account's calendar
+ * connections go with the rows; their grants at Google are revoked as a disconnect revokes them.
  */
 
 /** `organization "Acme"`, `team "Support"`. */
@@ -43,12 +44,15 @@ export async function deleteAccount(
   audit?: AuditContext,
 ): Promise<DeletedAccount> {
   const store = deps.stores.tokenStore;
+  // Read while the calendar credentials are stored; run once the account is gone for good.
+  const revokeCalendars = await deps.calendars.prepareRevocations(userId);
   const result = await deleteAccountRows(deps.stores.db.knex, store, userId, audit);
   if (!result.deleted) throw new LastOwnerError(result.soleOwnerOf);
   const { account } = result;
   await Promise.all([
     ...account.userIds.map((id) => endEverythingOf(deps, id)),
     ...account.clientIds.map((clientId) => store.revokeByClient(clientId)),
+    revokeCalendars(),
   ]);
   deps.logger.info(
     { userId, clients: account.clientIds.length, cancelledBookings: account.cancelledBookings },
