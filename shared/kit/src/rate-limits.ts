@@ -41,6 +41,11 @@ export const RATE_LIMIT_DEFAULTS = {
   'client-registration': { max: 20, windowSeconds: HOUR },
   /** Client secrets generated, per user. */
   'client-secrets': { max: 50, windowSeconds: HOUR },
+  /**
+   * CalDAV connection attempts, per user (API, settings page and onboarding step together): each
+   * makes the server contact the address given, so it must not become a port scanner.
+   */
+  'caldav-connections': { max: 30, windowSeconds: HOUR },
   /** Invitations sent (pending memberships made), per inviter. */
   invitations: { max: 100, windowSeconds: HOUR },
   /** Bookings made, per caller (client address when anonymous). */

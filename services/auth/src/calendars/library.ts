@@ -1,6 +1,7 @@
 import { calendarFetch } from '@sched/calendars/outbound';
 import type { CalendarService } from '@sched/calendars/service';
 import type { OutboundFetch } from '@sched/kit/outbound';
+import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { AuthDeps } from '../deps.ts';
 
 /**
@@ -9,6 +10,18 @@ import type { AuthDeps } from '../deps.ts';
  * credentials themselves.
  */
 export const calendarService = (deps: AuthDeps): CalendarService => deps.runtime.calendars;
+
+/**
+ * Counts a CalDAV connection attempt of the page's user under the `POST /v2/calendars/caldav`
+ * limit's own key (one allowance across the API and the pages); 429 once over it.
+ */
+export const countCalDavAttempt = (deps: AuthDeps, userId: number): Promise<void> =>
+  enforceLimit(
+    deps.runtime.stores.tokenStore,
+    `api:caldav-connections:user:${userId}`,
+    deps.runtime.config.rateLimits['caldav-connections'],
+    'CalDAV connection attempts',
+  );
 
 /** The connect flow's token exchange goes through the outbound module, as every server-side request. */
 const fetches = new WeakMap<AuthDeps, OutboundFetch>();

@@ -19,7 +19,7 @@ import { currentInteraction, type Interaction, seeOther } from '../interaction/c
 import { sendPage } from '../pages/layout.ts';
 import { interactionPath, PATHS } from '../paths.ts';
 import { mintTicket } from '../calendars/connect-state.ts';
-import { calendarService } from '../calendars/library.ts';
+import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
 import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
 import type { ConnectionView } from '@sched/calendars/service';
 import { configuredOAuthProviders } from '@sched/calendars/providers/oauth-provider';
@@ -199,6 +199,7 @@ export function connectCalDavStep(deps: AuthDeps) {
         caldav,
         caldavError: CALDAV_INCOMPLETE,
       });
+    await countCalDavAttempt(deps, user.id);
     try {
       await calendarService(deps).connectCalDav(user.id, input);
     } catch (error) {

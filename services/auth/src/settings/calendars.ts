@@ -2,7 +2,7 @@ import { configuredOAuthProviders, isOAuthProviderId } from '@sched/calendars/pr
 import { AppError, NotFoundError } from '@sched/kit/errors';
 import type { Context } from 'koa';
 import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
-import { calendarService } from '../calendars/library.ts';
+import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
 import { configuredProvider, startOAuthConnect } from '../calendars/oauth-connect.ts';
 import { type ConnectProblem, connectProblemMessage } from '../calendars/pages/connect-result.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -90,6 +90,7 @@ export async function connectCalDavAction(deps: AuthDeps, ctx: Context, signedIn
   const form = await readForm(deps, ctx, userPurpose(signedIn.user.id));
   const { input, values: caldav, complete } = readCalDavForm(form);
   if (!complete) return render(deps, ctx, signedIn, { status: 400, caldav, caldavError: CALDAV_INCOMPLETE });
+  await countCalDavAttempt(deps, signedIn.user.id);
   try {
     await calendarService(deps).connectCalDav(signedIn.user.id, input);
   } catch (error) {

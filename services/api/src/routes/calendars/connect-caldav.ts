@@ -14,6 +14,8 @@ export const connectCalDavRoute = defineRoute({
   tags: ['Calendars'],
   auth: 'user',
   scope: 'APPS_WRITE',
+  // Each attempt makes the server contact the address given (also counted on the pages).
+  rateLimit: { name: 'caldav-connections', what: 'CalDAV connection attempts' },
   body: connectCalDavBody,
   response: { status: 201, description: 'The connection', schema: calendarConnectionOutput },
   handler: async ({ caller, deps, body }) => ({
