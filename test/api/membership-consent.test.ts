@@ -448,6 +448,25 @@ test('a member leaves; an owner cannot (403); the pending invitee is no host', a
   t.is(eventType.status, 400);
 });
 
+test("a member who may remove only themselves learns nothing from membership ids: 403 alike for another's and for none", async (t) => {
+  const scene = await buildScene(knex(), {
+    owner: { org: 'OWNER' },
+    member: { org: 'MEMBER' },
+    other: { org: 'MEMBER' },
+  });
+  const orgPath = `/v2/organizations/${scene.orgId}/memberships`;
+  const anothers = await call('DELETE', `${orgPath}/${scene.orgMembership.other}`, {
+    token: scene.users.member.apiKey,
+  });
+  const none = await call('DELETE', `${orgPath}/${NEVER_USED_ID}`, { token: scene.users.member.apiKey });
+  t.is(anothers.status, 403);
+  t.deepEqual(withoutVolatile(none.body), withoutVolatile(anothers.body));
+  // Whoever may remove others still tells a missing membership apart (they can list them anyway).
+  const asOwner = await call('DELETE', `${orgPath}/${NEVER_USED_ID}`, { token: scene.users.owner.apiKey });
+  t.is(asOwner.status, 404);
+  t.is(asOwner.body.error.message, 'Membership not found');
+});
+
 test('organization memberships are read by ADMIN or with organization.listMembers', async (t) => {
   const scene = await buildScene(
     knex(),

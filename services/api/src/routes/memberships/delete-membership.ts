@@ -12,7 +12,8 @@ export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     description:
       'A member may leave: DELETE of their own membership (an owner cannot; another owner or an organization ' +
       'admin removes them, or they hand ownership on first). Removing someone else needs ADMIN or the ' +
-      `${family.permissions.remove} permission. ` +
+      `${family.permissions.remove} permission (without it, any id but one's own membership is 403, whether or ` +
+      'not it names a membership). ' +
       (family.level === 'team'
         ? 'Removing a team owner: only a team owner may remove another owner (a team admin may not, even ' +
           'with team.remove); organization admins and owners may remove any team owner; nobody removes ' +

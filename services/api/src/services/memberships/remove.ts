@@ -2,6 +2,7 @@ import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   deleteMembership,
   deleteOrganizationMembership,
+  findMembership,
   type Membership,
 } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
@@ -14,7 +15,7 @@ import type { Permission } from '@sched/policy/permissions';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import { enforce, parentOf, requireAccess, teamInOrganization } from './context.ts';
-import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
+import { MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
 /**
  * DELETE. Any member may leave (delete their own membership) except an owner; removing someone
@@ -34,9 +35,13 @@ export async function removeMembership(
 ): Promise<Membership> {
   const knex = deps.stores.db.knex;
   const parent = parentOf(access);
-  const target = await getMembership(deps, access, membershipId);
-  const self = target.userId === caller.userId;
+  // Access before existence: someone who may remove nobody but themselves gets the same 403 for
+  // another member's membership as for an id that names none, so ids tell them nothing.
+  const found = await findMembership(knex, parent, membershipId);
+  const self = found !== null && found.userId === caller.userId;
   if (!self) requireAccess(access, 'ADMIN', removePermission);
+  if (!found) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
+  const target = found;
   // Leaving (one's own membership) and removing someone are told apart in the log.
   const audited = { audit, action: self ? 'membership.left' : 'membership.removed' };
   if (parent.kind === 'organization') {
