@@ -123,6 +123,45 @@ test('an invitation by e-mail keeps the address out of the event; declining writ
   });
 });
 
+test("the organization's own log shows that an invitation was declined, not who declined it: no id, key, address or request, and no actor filter finds it", async (t) => {
+  const scene = await buildScene(knex(), { owner: { org: 'OWNER' } });
+  const stranger = await insertUser(knex());
+  const invited = await call('POST', `/v2/organizations/${scene.orgId}/memberships`, {
+    token: scene.users.owner.apiKey,
+    body: { email: stranger.email, role: 'MEMBER' },
+  });
+  t.is(invited.status, 201, JSON.stringify(invited.body));
+  const id = String(invited.body.data.id);
+  const declined = await call('POST', `/v2/me/invitations/${id}/decline`, { token: stranger.apiKey });
+  t.is(declined.status, 204);
+
+  const orgView = async (query: string): Promise<Event[]> => {
+    const answer = await call('GET', `/v2/organizations/${scene.orgId}/audit-events?${query}`, {
+      token: scene.users.owner.apiKey,
+    });
+    t.is(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.data as Event[];
+  };
+  const [decline] = (await orgView(`targetType=membership&targetId=${id}`)).filter(
+    (event) => event.action === 'invitation.declined',
+  );
+  t.like(decline, {
+    actor: { type: 'api_key', userId: null, apiKeyId: null, clientId: null },
+    target: { type: 'membership', id },
+    organizationId: scene.orgId,
+    before: { userId: null, invitedByEmail: true, accepted: false },
+    after: null,
+    requestId: null,
+    ipAddress: null,
+  });
+  t.deepEqual(decline!.details, {});
+  t.deepEqual(await orgView(`actor=${stranger.id}`), []);
+  // The service administrators' log still says who it was.
+  const [full] = await events(`action=invitation.declined&targetId=${id}`);
+  t.like(full, { actor: { userId: stranger.id }, details: { userId: stranger.id } });
+  t.truthy(full!.ipAddress);
+});
+
 test('a team of an organization: membership.added, .updated with before/after, .removed and .left; a 403 escalation writes nothing', async (t) => {
   const scene = await buildScene(knex(), {
     owner: { org: 'OWNER', team: 'OWNER' },

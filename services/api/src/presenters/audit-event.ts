@@ -2,8 +2,25 @@ import { AUDIT_ACTOR_KINDS, type AuditCursor, type AuditEvent } from '@sched/db/
 import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
-/** An audit event as the API shows it (never a secret: events carry hints at most). */
-export function presentAuditEvent(event: AuditEvent) {
+/**
+ * An audit event as the API shows it (never a secret: events carry hints at most). With
+ * `hideActor`, who acted is left out: the actor's ids, address and request, and the user id in
+ * `details` (the kind of actor stays).
+ */
+export function presentAuditEvent(event: AuditEvent, hideActor = false) {
+  const shown = presentEvent(event);
+  if (!hideActor) return shown;
+  const { userId: _userId, ...details } = shown.details;
+  return {
+    ...shown,
+    actor: { type: shown.actor.type, userId: null, apiKeyId: null, clientId: null },
+    details,
+    requestId: null,
+    ipAddress: null,
+  };
+}
+
+function presentEvent(event: AuditEvent) {
   return {
     id: event.id,
     action: event.action,

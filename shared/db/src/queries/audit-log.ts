@@ -257,6 +257,11 @@ export interface AuditEventFilter {
   organizationId?: number;
   from?: Date;
   to?: Date;
+  /**
+   * Events of these actions never match the actor filters (`actorUserId`, `actorApiKeyId`,
+   * `actorClientId`): for readers who are not shown who acted in them, so a filter cannot tell.
+   */
+  actorHiddenActions?: readonly string[];
 }
 
 export interface AuditEventPage {
@@ -283,6 +288,11 @@ export async function listAuditEvents(
   if (filter.actorKind !== undefined) query.where('actor_kind', filter.actorKind);
   if (filter.actorApiKeyId !== undefined) query.where('actor_api_key_id', filter.actorApiKeyId);
   if (filter.actorClientId !== undefined) query.where('actor_client_id', filter.actorClientId);
+  const byActor =
+    filter.actorUserId !== undefined ||
+    filter.actorApiKeyId !== undefined ||
+    filter.actorClientId !== undefined;
+  if (byActor && filter.actorHiddenActions?.length) query.whereNotIn('action', filter.actorHiddenActions);
   if (filter.action !== undefined) query.where('action', filter.action);
   if (filter.targetType !== undefined) query.where('subject_type', filter.targetType);
   if (filter.targetId !== undefined) query.where('subject_id', filter.targetId);

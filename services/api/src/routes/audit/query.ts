@@ -55,7 +55,7 @@ export type AuditEventsQuery = z.output<typeof auditEventsQuery>;
 export async function auditEventsPage(
   knex: Knex,
   query: AuditEventsQuery,
-  scope: { organizationId?: number },
+  scope: { organizationId?: number; actorHiddenActions?: readonly string[] },
 ) {
   const filter: AuditEventFilter = { ...scope };
   if (query.actor !== undefined) filter.actorUserId = query.actor;
@@ -72,7 +72,9 @@ export async function auditEventsPage(
     ...(query.cursor ? { cursor: query.cursor } : {}),
   });
   return {
-    data: page.events.map(presentAuditEvent),
+    data: page.events.map((event) =>
+      presentAuditEvent(event, scope.actorHiddenActions?.includes(event.action) ?? false),
+    ),
     pagination: { nextCursor: page.next ? encodeAuditCursor(page.next) : null, take: query.take },
   };
 }
