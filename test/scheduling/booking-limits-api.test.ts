@@ -1,7 +1,7 @@
 // GET/PATCH/DELETE /v2/me/booking-limits over HTTP (api-v2 "User booking limits", contract §8).
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
-import { insertOrganization, insertTeam } from '../support/factories.ts';
+import { insertMembership, insertOrganization, insertTeam } from '../support/factories.ts';
 import { addMembership, makeOrganizationMember, makeUser } from '../support/scheduling.ts';
 import { apiClient } from '../support/http.ts';
 import { setUpWorld } from '../support/world.ts';
@@ -150,4 +150,30 @@ test('GET /v2/me carries the same bookingLimits', async (t) => {
   const loner = await makeUser(knex());
   const lonerMe = await call('GET', '/me', { token: (await createApiKey(knex(), loner.id)).plain });
   t.deepEqual(lonerMe.body.data.bookingLimits, NONE);
+});
+
+test('leaving the last organization clears the limits, which the user could no longer reach (403); another organization keeps them', async (t) => {
+  const user = await makeUser(knex());
+  const key = (await createApiKey(knex(), user.id)).plain;
+  const first = await insertOrganization(knex());
+  const second = await insertOrganization(knex());
+  const firstId = await insertMembership(knex(), { userId: user.id, organizationId: first, role: 'MEMBER' });
+  const secondId = await insertMembership(knex(), {
+    userId: user.id,
+    organizationId: second,
+    role: 'MEMBER',
+  });
+  const limits = { perDay: 1, perWeek: 2, perMonth: 3, perYear: 4 };
+  t.is((await call('PATCH', '/me/booking-limits', { token: key, body: limits })).status, 200);
+
+  const leftOne = await call('DELETE', `/organizations/${first}/memberships/${firstId}`, { token: key });
+  t.is(leftOne.status, 200, JSON.stringify(leftOne.body));
+  t.deepEqual((await call('GET', '/me/booking-limits', { token: key })).body.data, limits);
+
+  const leftLast = await call('DELETE', `/organizations/${second}/memberships/${secondId}`, { token: key });
+  t.is(leftLast.status, 200, JSON.stringify(leftLast.body));
+  t.is((await call('GET', '/me/booking-limits', { token: key })).status, 403);
+  t.deepEqual((await call('GET', '/me', { token: key })).body.data.bookingLimits, NONE);
+  const left = await knex()('booking_limits').where({ user_id: user.id }).first();
+  t.is(left, undefined, 'nothing left to limit the bookings of a user who cannot clear it');
 });

@@ -438,6 +438,10 @@ export async function deleteOrganizationMembership(
       id: number | string;
       team_id: number | string;
     }>;
+    // Booking limits are for members of an organization, who alone may read, change or clear them:
+    // leaving the last one clears them, or they would go on limiting the user, out of their reach.
+    const bookingLimitsCleared =
+      row.user_id !== null && (await clearLimitsOutsideOrganizations(trx, row.user_id));
     await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
       before: membershipAuditView(before),
       details: {
@@ -445,12 +449,27 @@ export async function deleteOrganizationMembership(
           id: Number(team.id),
           teamId: Number(team.team_id),
         })),
+        ...(bookingLimitsCleared && { bookingLimitsCleared: true }),
       },
     });
     // The organization's version also covers the team-level facts of its teams.
     await bumpParent(trx, bumper, parent);
     return true;
   });
+}
+
+/** Deletes the user's booking limits unless they still belong to an organization; true when some went. */
+async function clearLimitsOutsideOrganizations(trx: Knex, userId: number | string): Promise<boolean> {
+  const stillMember = await trx('memberships')
+    .where({ user_id: userId, accepted: true })
+    .whereNotNull('organization_id')
+    .first('id');
+  if (stillMember) return false;
+  const gone = (await trx('booking_limits')
+    .where({ user_id: userId })
+    .delete()
+    .returning('user_id')) as unknown[];
+  return gone.length > 0;
 }
 
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */
