@@ -39,24 +39,46 @@ export async function finishInteraction(
   }
   // After the result is stored (oidc-provider checks that the session still holds the account the
   // interaction began with), before the browser resumes the authorization.
-  if (result.login) await signOutOtherAccount(deps, ctx, result.login.accountId);
+  if (result.login) await signInSession(deps, ctx, result.login.accountId);
   seeOther(ctx, returnTo);
 }
 
 /**
- * A sign-in (or sign-up) as another account than the browser's session holds, as with
- * `prompt=login`, signs the old account out first: its account and authorizations leave the session
- * record, which keeps its uid (the interaction is bound to it) and gets a new id when the new
- * account is signed in. Left alone, oidc-provider would send the browser to its end-session
- * confirmation, a route this server does not serve (404, and the old account stayed signed in).
+ * A successful sign-in (or sign-up) signs the browser's session in at once, and binds the
+ * interaction to that session. Left to oidc-provider, the account would enter the session only when
+ * the browser resumes the authorization: until then the sign-in lives in the interaction alone (an
+ * hour), which no password reset or password change can end, so whoever knew the old password
+ * could sign in, hold the resume address and follow it after the owner took the account back. Now
+ * the session is the account's (ended with its other sessions), and oidc-provider refuses to resume
+ * or show the interaction in any other session.
+ *
+ * Another account in the session is signed out first (as `prompt=login` asks): its account and
+ * authorizations leave the session record, which keeps its uid (the interaction is bound to it).
+ * Left alone, oidc-provider would send the browser to its end-session confirmation, a route this
+ * server does not serve (404, and the old account stayed signed in).
  */
-async function signOutOtherAccount(deps: AuthDeps, ctx: Context, accountId: string): Promise<void> {
+async function signInSession(deps: AuthDeps, ctx: Context, accountId: string): Promise<void> {
   const session = await deps.provider.Session.get(ctx);
-  if (!session.accountId || session.accountId === accountId) return;
-  const record = session as unknown as Record<string, unknown>;
-  for (const field of ['accountId', 'loginTs', 'amr', 'acr', 'transient']) delete record[field];
-  session.authorizations = {};
+  if (session.accountId !== accountId) {
+    const record = session as unknown as Record<string, unknown>;
+    for (const field of ['accountId', 'loginTs', 'amr', 'acr', 'transient']) delete record[field];
+    session.authorizations = {};
+    session.loginAccount({ accountId });
+  }
   await session.save(TTL.Session);
+  ctx.cookies.set(deps.provider.cookieName('session'), session.jti, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: deps.csrf.secure,
+    signed: true,
+    overwrite: true,
+    expires: new Date(Date.now() + TTL.Session * 1000),
+  });
+  const uid = (ctx as Context & { params?: { uid?: string } }).params?.uid;
+  const interaction = uid ? await deps.provider.Interaction.find(uid) : undefined;
+  if (!interaction) throw new InteractionExpiredError();
+  interaction.session = { accountId, uid: session.uid, cookie: session.jti };
+  await interaction.save(Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000)));
 }
 
 export function seeOther(ctx: Context, location: string): void {
