@@ -23,7 +23,11 @@ import {
 const world = setUpWorld(test, { clients: { app: {} } });
 
 /** Signs in at an authorization's sign-in step and stops before resuming it: the resume address. */
-async function heldSignIn(browser: FlowBrowser, user: { email: string; password: string }): Promise<URL> {
+async function heldSignIn(
+  browser: FlowBrowser,
+  user: { email: string; password: string },
+  prompt?: 'login',
+): Promise<URL> {
   const app = world.clients.app;
   const signIn = page(
     await browser.open(
@@ -33,6 +37,7 @@ async function heldSignIn(browser: FlowBrowser, user: { email: string; password:
         scope: app.client.scopes.join(' '),
         state: randomBytes(6).toString('hex'),
         code_challenge: pkcePair().challenge,
+        ...(prompt ? { prompt } : {}),
       }),
     ),
   );
@@ -99,4 +104,23 @@ test('a held sign-in that nothing ended still resumes to consent as before', asy
   t.true(resumed.html.includes('/consent"'), text(resumed.html));
   const settings = page(await browser.open('/auth/settings'));
   t.is(settings.url.pathname, '/auth/settings');
+});
+
+test('a session cookie planted in the browser before a sign-in step does not get the account', async (t) => {
+  const attacker = await insertUser(world.knex());
+  const victim = await insertUser(world.knex());
+  const { browser: planter } = await signInToSettings(world, attacker.email, attacker.password);
+  const browser = new FlowBrowser(world.system.url);
+  for (const [key, cookie] of planter.jar.cookies) {
+    if (cookie.name.startsWith('auth.session')) browser.jar.cookies.set(key, cookie);
+  }
+  t.true(text(page(await browser.open('/auth/settings')).html).includes(attacker.email), 'planted');
+
+  const resume = await heldSignIn(browser, victim, 'login');
+  const before = page(await planter.open('/auth/settings'));
+  t.false(text(before.html).includes(victim.email), 'not the victim before the authorization resumes');
+  t.true(page(await browser.open(resume)).html.includes('/consent"'));
+  const after = page(await planter.open('/auth/settings'));
+  t.false(text(after.html).includes(victim.email), 'nor after');
+  t.true(text(page(await browser.open('/auth/settings')).html).includes(victim.email));
 });

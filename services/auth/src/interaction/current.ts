@@ -65,6 +65,9 @@ async function signInSession(deps: AuthDeps, ctx: Context, accountId: string): P
     session.authorizations = {};
     session.loginAccount({ accountId });
   }
+  // A new identifier (the record keeps its uid): a session cookie planted in this browser before
+  // the sign-in is worthless, and the record under the old identifier goes on save.
+  if (!(session as unknown as { new?: boolean }).new) session.resetIdentifier();
   await session.save(TTL.Session);
   ctx.cookies.set(deps.provider.cookieName('session'), session.jti, {
     httpOnly: true,
