@@ -114,3 +114,15 @@ test("creations count against the API's POST /v2/api-keys limit (the same counte
     'and the API counts the page',
   );
 });
+
+test('a notice the page does not know (an inherited name) shows nothing', async (t) => {
+  const user = await insertUser(knex());
+  const browser = await signedIn(world, user);
+  for (const path of [KEYS, '/auth/settings/developer/oauth-clients']) {
+    for (const notice of ['constructor', 'toString', '__proto__']) {
+      const shown = page(await browser.open(`${path}?notice=${notice}`));
+      t.is(shown.status, 200);
+      t.false(/native code|\[object Object\]/.test(shown.html), `${path}?notice=${notice}`);
+    }
+  }
+});

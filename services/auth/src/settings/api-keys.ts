@@ -41,7 +41,8 @@ async function render(
   const revealId = typeof ctx.query.reveal === 'string' ? ctx.query.reveal : undefined;
   const revealed = revealId ? await takeReveal(deps, revealId, user.id, REVEAL_SUBJECT) : null;
   const keys = await listApiKeys(deps.runtime.stores.db.knex, user.id);
-  const notice = typeof ctx.query.notice === 'string' ? NOTICES[ctx.query.notice] : undefined;
+  const key = ctx.query.notice;
+  const notice = typeof key === 'string' && Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined;
   sendSettingsPage(
     ctx,
     options.status ?? 200,

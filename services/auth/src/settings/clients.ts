@@ -36,7 +36,7 @@ const NOTICES: Record<string, string> = {
 
 export const noticeOf = (ctx: Context): string | undefined => {
   const key = ctx.query.notice;
-  return typeof key === 'string' ? NOTICES[key] : undefined;
+  return typeof key === 'string' && Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined;
 };
 
 type Handler = SignedInHandler;
