@@ -63,8 +63,8 @@ async function signInSession(deps: AuthDeps, ctx: Context, accountId: string): P
     const record = session as unknown as Record<string, unknown>;
     for (const field of ['accountId', 'loginTs', 'amr', 'acr', 'transient']) delete record[field];
     session.authorizations = {};
-    session.loginAccount({ accountId });
   }
+  session.loginAccount({ accountId });
   // A new identifier (the record keeps its uid): a session cookie planted in this browser before
   // the sign-in is worthless, and the record under the old identifier goes on save.
   if (!(session as unknown as { new?: boolean }).new) session.resetIdentifier();
