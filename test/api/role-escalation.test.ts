@@ -149,21 +149,63 @@ test('role PATCH, POST and PUT of permissions: *.* is 403 and the role stays as 
   });
   t.is(put.status, 200);
   t.deepEqual(put.body.data, ['role.create', 'team.read']);
-  // Removing is not granting: the delegate may remove a permission it does not hold.
+  // A role carrying a permission the delegate lacks is out of its reach altogether: removing,
+  // replacing, renaming and deleting it would take from others a power the delegate does not have.
   const owned = await createRole(s.orgId, s.users.owner.apiKey, {
     name: 'Powerful',
     permissions: ['*.*', 'team.read'],
   });
-  const removed = await call(
-    'DELETE',
-    `/v2/organizations/${s.orgId}/roles/${owned.body.data.id}/permissions`,
-    {
-      token,
-      body: { permissions: ['*.*'] },
-    },
+  const powerful = `/v2/organizations/${s.orgId}/roles/${owned.body.data.id}`;
+  refused(
+    t,
+    await call('DELETE', `${powerful}/permissions`, { token, body: { permissions: ['*.*'] } }),
+    '*.*',
   );
+  refused(t, await call('DELETE', `${powerful}/permissions/team.read`, { token }), '*.*');
+  refused(
+    t,
+    await call('PUT', `${powerful}/permissions`, { token, body: { permissions: ['team.read'] } }),
+    '*.*',
+  );
+  refused(t, await call('PATCH', powerful, { token, body: { name: 'Renamed' } }), '*.*');
+  const unchanged = await call('GET', powerful, { token: s.users.owner.apiKey });
+  t.is(unchanged.body.data.name, 'Powerful');
+  t.deepEqual(unchanged.body.data.permissions, ['*.*', 'team.read']);
+  // The owner holds everything: it may change and remove the role.
+  const removed = await call('DELETE', `${powerful}/permissions`, {
+    token: s.users.owner.apiKey,
+    body: { permissions: ['*.*'] },
+  });
   t.is(removed.status, 200, JSON.stringify(removed.body));
   t.deepEqual(removed.body.data, ['team.read']);
+});
+
+test('deleting a custom role needs every permission it carries', async (t) => {
+  const s = await buildScene(
+    knex(),
+    { owner: { org: 'OWNER' }, admin: { org: 'ADMIN' } },
+    { pbacEnabled: true },
+  );
+  const owned = await createRole(s.orgId, s.users.owner.apiKey, {
+    name: 'Deleters',
+    permissions: ['organization.delete'],
+  });
+  const path = `/v2/organizations/${s.orgId}/roles/${owned.body.data.id}`;
+  refused(t, await call('DELETE', path, { token: s.users.admin.apiKey }), 'organization.delete');
+  t.is((await call('GET', path, { token: s.users.owner.apiKey })).status, 200, 'the role is still there');
+  const mine = await createRole(s.orgId, s.users.admin.apiKey, {
+    name: 'Readers',
+    permissions: ['booking.read'],
+  });
+  t.is(
+    (
+      await call('DELETE', `/v2/organizations/${s.orgId}/roles/${mine.body.data.id}`, {
+        token: s.users.admin.apiKey,
+      })
+    ).status,
+    200,
+  );
+  t.is((await call('DELETE', path, { token: s.users.owner.apiKey })).status, 200);
 });
 
 // ---- Names ---------------------------------------------------------------------------------------

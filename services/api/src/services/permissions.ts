@@ -27,7 +27,7 @@ export function requireValidPermissions(
  * 403 `You cannot grant permissions you do not hold: <those not held, in order>`. Uses the
  * membership facts already on `access`: no I/O. For a role's permissions (create, PATCH, add,
  * replace) and for a custom role assigned to a membership (`customRoleId`: pass that role's
- * permissions). Removing permissions grants nothing and needs no check.
+ * permissions); `requireManageable` for a role being changed or deleted.
  */
 export function requireGrantable(access: AccessContext, permissions: readonly string[]): void {
   const { organization, team } = access;
@@ -41,4 +41,18 @@ export function requireGrantable(access: AccessContext, permissions: readonly st
   });
   const notHeld = permissionsNotHeld(held, permissions);
   if (notHeld.length > 0) throw new ForbiddenError(grantRefusalMessage(notHeld));
+}
+
+/**
+ * Changing or deleting a custom role (its name, its permissions, the role itself): the caller must
+ * hold every permission the role has now as well as those they put on it. Otherwise someone who
+ * may edit roles could strip, replace or delete a role an owner made with powers they lack (the
+ * same 403 and message, listing what is not held: the new permissions first, then the role's).
+ */
+export function requireManageable(
+  access: AccessContext,
+  role: { permissions: readonly string[] },
+  given: readonly string[] = [],
+): void {
+  requireGrantable(access, [...given, ...role.permissions]);
 }

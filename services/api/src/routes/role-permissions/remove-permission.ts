@@ -4,7 +4,7 @@ import { permissionsOutput } from '../../presenters/role.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
-import { requireValidPermissions } from '../../services/permissions.ts';
+import { requireManageable, requireValidPermissions } from '../../services/permissions.ts';
 import { requireCustomRole } from '../roles/role-input.ts';
 
 export const removePermissionRoute = defineRoute({
@@ -24,9 +24,9 @@ export const removePermissionRoute = defineRoute({
       .meta({ description: "e.g. eventType.read ('*' URL-encoded as %2A)" }),
   }),
   response: { status: 200, description: "The role's remaining permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, caller, ctx }) => {
+  handler: async ({ deps, params, access, caller, ctx }) => {
     const permissions = requireValidPermissions([params.permission], () => 'params.permission');
-    await requireCustomRole(deps, params.orgId, params.roleId);
+    requireManageable(access!, await requireCustomRole(deps, params.orgId, params.roleId));
     const left = await removeRolePermissions(
       deps.stores.db.knex,
       deps.stores.tokenStore,

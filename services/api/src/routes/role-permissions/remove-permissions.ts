@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { requireValidPermissions } from '../../services/permissions.ts';
+import { requireManageable, requireValidPermissions } from '../../services/permissions.ts';
 import { permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 import { named } from '../../openapi/named.ts';
 
@@ -47,9 +47,9 @@ export const removePermissionsRoute = defineRoute({
     { permissions: ['eventType.create'] },
   ),
   response: { status: 200, description: "The role's remaining permissions", schema: permissionsOutput },
-  handler: async ({ deps, params, query, body, caller, ctx }) => {
+  handler: async ({ deps, params, query, body, access, caller, ctx }) => {
     const permissions = requested(body, query.permissions);
-    await requireCustomRole(deps, params.orgId, params.roleId);
+    requireManageable(access!, await requireCustomRole(deps, params.orgId, params.roleId));
     const left = await removeRolePermissions(
       deps.stores.db.knex,
       deps.stores.tokenStore,

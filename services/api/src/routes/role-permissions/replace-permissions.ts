@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { permissionsOutput } from '../../presenters/role.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
+import { requireManageable, requireValidPermissions } from '../../services/permissions.ts';
 import { GRANT_RULE, permissionList, requireCustomRole, roleParams } from '../roles/role-input.ts';
 import { named } from '../../openapi/named.ts';
 
@@ -22,8 +22,8 @@ export const replacePermissionsRoute = defineRoute({
   response: { status: 200, description: "The role's permissions", schema: permissionsOutput },
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const permissions = requireValidPermissions(body.permissions);
-    await requireCustomRole(deps, params.orgId, params.roleId);
-    requireGrantable(access!, permissions);
+    const current = await requireCustomRole(deps, params.orgId, params.roleId);
+    requireManageable(access!, current, permissions);
     const all = await replaceRolePermissions(
       deps.stores.db.knex,
       deps.stores.tokenStore,

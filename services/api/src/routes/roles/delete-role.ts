@@ -3,6 +3,7 @@ import { NotFoundError } from '@sched/kit/errors';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
+import { requireManageable } from '../../services/permissions.ts';
 import { requireCustomRole, roleParams } from './role-input.ts';
 
 export const deleteRoleRoute = defineRoute({
@@ -14,8 +15,9 @@ export const deleteRoleRoute = defineRoute({
   access: { level: 'organization', minimumRole: 'ADMIN', permission: 'role.delete' },
   params: roleParams,
   response: { status: 200, description: 'The deleted role', schema: roleOutput },
-  handler: async ({ deps, params, caller, ctx }) => {
+  handler: async ({ deps, params, access, caller, ctx }) => {
     const role = await requireCustomRole(deps, params.orgId, params.roleId);
+    requireManageable(access!, role);
     const audit = auditContextOf(caller, ctx);
     if (!(await deleteRole(deps.stores.db.knex, deps.stores.tokenStore, params.orgId, params.roleId, audit)))
       throw new NotFoundError('Role not found');

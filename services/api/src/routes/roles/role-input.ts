@@ -25,7 +25,8 @@ export const permissionList = z.array(z.string().max(100)).max(100);
 
 /** The rule every route that puts permissions on a role follows, for its OpenAPI description. */
 export const GRANT_RULE =
-  'The caller must hold every permission they put on the role in this organization (OWNER holds ' +
+  'The caller must hold every permission they put on the role, and to change or delete a role every ' +
+  'permission it has, in this organization (OWNER holds ' +
   'all; otherwise their system role (admin_role / member_role) and, with PBAC on, their custom ' +
   'role; a wildcard is held only when everything it covers is): otherwise 403 ' +
   '`You cannot grant permissions you do not hold: <those not held>`. An invalid permission is 400 ' +

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { presentRole, roleOutput } from '../../presenters/role.ts';
 import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { requireGrantable, requireValidPermissions } from '../../services/permissions.ts';
+import { requireManageable, requireValidPermissions } from '../../services/permissions.ts';
 import {
   color,
   description,
@@ -37,8 +37,8 @@ export const updateRoleRoute = defineRoute({
   handler: async ({ deps, params, body, access, caller, ctx }) => {
     const { permissions: requested, ...fields } = body;
     const permissions = requested === undefined ? undefined : requireValidPermissions(requested);
-    await requireCustomRole(deps, params.orgId, params.roleId);
-    if (permissions) requireGrantable(access!, permissions);
+    const current = await requireCustomRole(deps, params.orgId, params.roleId);
+    requireManageable(access!, current, permissions);
     const role = await updateRole(
       deps.stores.db.knex,
       deps.stores.tokenStore,
