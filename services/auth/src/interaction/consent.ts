@@ -17,7 +17,7 @@ import { sendPage } from '../pages/layout.ts';
 import { interactionPath } from '../paths.ts';
 import { createGrant } from '../provider/grants.ts';
 import { requestedResources } from '../provider/resources.ts';
-import { accumulatedScope } from '../provider/step-up.ts';
+import { accumulatedScope, grantableScopes } from '../provider/step-up.ts';
 import { scopeList } from '../provider/scopes.ts';
 import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
 import { insufficientPermissions, scopesUserCannotGrant } from '../provider/grant-permissions.ts';
@@ -73,7 +73,7 @@ async function stepUpScope(
   const scope = await accumulatedScope(deps.runtime.stores.db.knex, {
     userId: Number(parties.accountId),
     clientId: parties.client.id,
-    clientScopes: parties.client.scopes,
+    clientScopes: grantableScopes(parties.client, deps.runtime.config.agents.pendingScopes),
     params: interaction.params,
   });
   if (scope === parties.scope) return scope;

@@ -103,7 +103,9 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     extraTokenClaims: async (ctx) => ({ legacy: grantIsLegacy(ctx) }),
-    loadExistingGrant: consentClickedInEmbed(loadExistingGrant(input.knex, input.loadClient)),
+    loadExistingGrant: consentClickedInEmbed(
+      loadExistingGrant(input.knex, input.loadClient, input.agents.pendingScopes),
+    ),
     // The onboarding embed's parameters travel with the authorization request (src/embed/flow.ts).
     extraParams: [...EMBED_PARAMS],
     interactions: { url: async (_ctx, interaction) => interactionPath(interaction.uid) },

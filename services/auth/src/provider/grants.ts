@@ -7,7 +7,7 @@ import type { ClientLoader } from './clients.ts';
 import { scopesUserCannotGrant } from './grant-permissions.ts';
 import { requestedResources } from './resources.ts';
 import { scopeList } from './scopes.ts';
-import { accumulatedScope } from './step-up.ts';
+import { accumulatedScope, grantableScopes } from './step-up.ts';
 
 /**
  * Grants: one per authorization (never shared between authorizations of the same browser), with
@@ -60,7 +60,7 @@ export function grantIsLegacy(ctx: KoaContextWithOIDC | undefined): boolean {
  * user has already allowed this client every requested scope (remembered consent), a new grant
  * made on the spot so no second prompt appears (audited as `grant.created`). Otherwise none: the consent prompt follows.
  */
-export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
+export function loadExistingGrant(knex: Knex, loadClient: ClientLoader, pendingScopes: readonly string[]) {
   return async function load(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const { provider } = ctx.oidc;
     const consentGrantId = ctx.oidc.result?.consent?.grantId;
@@ -79,7 +79,7 @@ export function loadExistingGrant(knex: Knex, loadClient: ClientLoader) {
     const scope = await accumulatedScope(knex, {
       userId: Number(accountId),
       clientId: client.clientId,
-      clientScopes: record.scopes,
+      clientScopes: grantableScopes(record, pendingScopes),
       params,
     });
     // The code carries the requested scopes that the grant holds: the widened ones with it.

@@ -1,4 +1,6 @@
 import { findConsentedScopes } from '@sched/db/queries/consents';
+import type { OAuthClient } from '@sched/db/queries/oauth-clients';
+import { agentScopeCeiling, isAgentRegistration } from '@sched/policy/agent-clients';
 import type { Knex } from 'knex';
 import { scopesUserCannotGrant } from './grant-permissions.ts';
 import { requestedResources } from './resources.ts';
@@ -7,7 +9,7 @@ import { providerScopeParameter, scopeList } from './scopes.ts';
 export interface StepUpRequest {
   userId: number;
   clientId: string;
-  /** Scopes registered on the client (the ceiling). */
+  /** What the client may be given now (the ceiling): `grantableScopes`. */
   clientScopes: readonly string[];
   /** The authorization request's parameters (`scope`, `resource`). */
   params: Record<string, unknown>;
@@ -31,4 +33,18 @@ export async function accumulatedScope(knex: Knex, request: StepUpRequest): Prom
   const beyond = new Set(await scopesUserCannotGrant(knex, request.userId, added.join(' ')));
   const carried = added.filter((scope) => !beyond.has(scope));
   return carried.length === 0 ? requested : providerScopeParameter([...wanted, ...carried]);
+}
+
+/**
+ * The scopes a client may be given now: those registered on it, or for an agent its review
+ * ceiling (AGENT_PENDING_SCOPES while it is pending, a suspended agent included). Earlier consent
+ * is carried over only within it: what a user allowed an agent while it was approved is not
+ * handed out again once it is back in review.
+ */
+export function grantableScopes(
+  client: Pick<OAuthClient, 'registration' | 'reviewStatus' | 'scopes'>,
+  pendingScopes: readonly string[],
+): readonly string[] {
+  if (!isAgentRegistration(client.registration)) return client.scopes;
+  return agentScopeCeiling(client.reviewStatus, pendingScopes);
 }
