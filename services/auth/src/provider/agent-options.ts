@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '@sched/kit/config';
+import { findUnfitText } from '@sched/kit/http/unfit-text';
 import { createOutboundFetch } from '@sched/kit/outbound';
 import { isDocumentClientId, isLoopbackRedirect } from '@sched/policy/agent-clients';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
@@ -74,6 +75,29 @@ function canonicalJson(value: unknown): string {
 }
 
 const PUBLIC_ONLY = 'only public clients are accepted: token_endpoint_auth_method must be "none"';
+/** As for clients made in settings (LIMITS.name of @sched/clients/schemas). */
+const NAME_MAX = 100;
+
+/**
+ * What clients made in settings are held to as well: text the database can store (no NUL, no lone
+ * surrogate: a 500 otherwise), a name of at most 100 characters, and no authorization code sent in
+ * clear text: a redirect URI over http must go to this computer (loopback). Private-use schemes of
+ * native apps (`com.example.app:/cb`) stay allowed.
+ */
+function checkAgentMetadataText(metadata: Record<string, unknown>): void {
+  const unfit = findUnfitText(metadata, 'metadata');
+  if (unfit)
+    throw new errors.InvalidClientMetadata(`${unfit.field.replace(/^metadata\./, '')} ${unfit.message}`);
+  if (typeof metadata.client_name === 'string' && metadata.client_name.length > NAME_MAX)
+    throw new errors.InvalidClientMetadata(`client_name must be at most ${NAME_MAX} characters`);
+  const redirectUris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+  for (const uri of redirectUris) {
+    if (typeof uri === 'string' && /^http:/i.test(uri) && !isLoopbackRedirect(uri))
+      throw Object.assign(new errors.InvalidRedirectUri(), {
+        error_description: 'redirect_uris must use https (http only to localhost, 127.0.0.1 or [::1])',
+      });
+  }
+}
 
 /**
  * `extraClientMetadata.validator`, run while oidc-provider builds a client: agent clients (from a
@@ -81,6 +105,7 @@ const PUBLIC_ONLY = 'only public clients are accepted: token_endpoint_auth_metho
  * tokens. A document that omits the auth method is public (the library refuses the secret-based
  * ones itself; anything else, private_key_jwt for one, is refused here); a registration must say
  * "none". A document whose redirect URIs all go to this computer (loopback) is a native client.
+ * Names, text and redirect URIs are held to the rules of settings clients (checkAgentMetadataText).
  * Settings clients pass untouched.
  */
 export function validateAgentMetadata(
@@ -93,6 +118,7 @@ export function validateAgentMetadata(
   const fromDocument = typeof metadata.client_id === 'string' && isDocumentClientId(metadata.client_id);
   const registering = ctx?.oidc?.route === 'registration';
   if (!fromDocument && !registering) return;
+  checkAgentMetadataText(metadata);
   if (registering) {
     const raw = (ctx!.oidc.body as Record<string, unknown> | undefined)?.token_endpoint_auth_method;
     if (raw !== 'none') throw new errors.InvalidClientMetadata(PUBLIC_ONLY);

@@ -1,0 +1,102 @@
+import test from 'ava';
+import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
+import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
+import { setUpWorld } from '../support/world.ts';
+
+// Agents describe themselves (a registration, a metadata document), and what they say is held to
+// the rules of clients made in settings: no NUL or lone surrogate (hostile input is a 4xx, never a
+// 500), a name of at most 100 characters, and no redirect URI that sends the authorization code
+// over plain http to another computer (loopback only). Private-use schemes of native apps stay.
+
+const documents = setUpDocumentServer(test);
+const { system, knex } = setUpWorld(test, {
+  env: { DCR_ENABLED: 'true', OUTBOUND_PRIVATE_NETWORKS: 'allow' },
+});
+
+async function register(body: Record<string, unknown>) {
+  const response = await fetch(new URL('/v2/auth/oauth2/register', system.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const registration = (extra: Record<string, unknown>) => ({
+  client_name: 'Agent',
+  redirect_uris: ['http://127.0.0.1:49153/callback'],
+  token_endpoint_auth_method: 'none',
+  ...extra,
+});
+
+const refused: Array<[string, Record<string, unknown>, string, RegExp]> = [
+  ['a NUL in the name', { client_name: 'Agent\u0000' }, 'invalid_client_metadata', /NUL/],
+  ['a lone surrogate in the name', { client_name: 'Agent \ud800' }, 'invalid_client_metadata', /surrogate/],
+  [
+    'a NUL in a redirect URI',
+    { redirect_uris: ['https://agent.example/cb\u0000'] },
+    'invalid_redirect_uri',
+    /./,
+  ],
+  ['a name over 100 characters', { client_name: 'a'.repeat(101) }, 'invalid_client_metadata', /at most 100/],
+  [
+    'an http redirect URI to another host',
+    { redirect_uris: ['http://agent.example/cb'] },
+    'invalid_redirect_uri',
+    /https/,
+  ],
+];
+
+for (const [title, extra, error, description] of refused) {
+  test.serial(`a registration with ${title} is a 400 ${error}, nothing recorded`, async (t) => {
+    const before = await knex()('oauth_clients').where({ registration: 'dynamic' }).count({ n: '*' });
+    const answer = await register(registration(extra));
+    t.is(answer.status, 400, JSON.stringify(answer.body));
+    t.is(answer.body.error, error);
+    t.regex(String(answer.body.error_description), description);
+    const after = await knex()('oauth_clients').where({ registration: 'dynamic' }).count({ n: '*' });
+    t.deepEqual(after, before);
+  });
+}
+
+test.serial(
+  'registrations with https, loopback and private-use scheme redirect URIs are accepted',
+  async (t) => {
+    for (const uri of ['https://agent.example/cb', 'http://localhost:8080/cb', 'com.example.agent:/cb']) {
+      const answer = await register(registration({ client_name: `Agent ${uri}`, redirect_uris: [uri] }));
+      t.is(answer.status, 201, `${uri}: ${JSON.stringify(answer.body)}`);
+    }
+  },
+);
+
+let served = 0;
+async function pageForDocument(extra: Record<string, unknown>, redirect: string) {
+  const path = `/rules/${++served}.json`;
+  const url = `https://127.0.0.1:${documents().port}${path}`;
+  documents().serve(path, { body: agentDocument(url, redirect, extra) });
+  const page = await new FlowBrowser(system.url).open(
+    authorizeUrl(system.url, {
+      client_id: url,
+      redirect_uri: redirect,
+      state: 's',
+      scope: 'PROFILE_READ',
+      code_challenge: pkcePair().challenge,
+    }),
+  );
+  return { url, page };
+}
+
+test('a metadata document with a NUL in its name cannot be used (a page error, not a 500)', async (t) => {
+  const { url, page } = await pageForDocument({ client_name: 'Agent\u0000' }, 'http://127.0.0.1:49153/cb');
+  t.is(page.kind === 'page' ? page.status : 0, 400);
+  t.regex(page.kind === 'page' ? page.html : '', /cannot be used/);
+  t.is(await knex()('oauth_clients').where({ id: url }).first(), undefined);
+});
+
+test('a metadata document with an http redirect URI to another host cannot be used', async (t) => {
+  const { url, page } = await pageForDocument({}, 'http://agent.example/cb');
+  t.is(page.kind === 'page' ? page.status : 0, 400);
+  t.regex(page.kind === 'page' ? page.html : '', /cannot be used/);
+  t.regex(page.kind === 'page' ? page.html : '', /https/);
+  t.is(await knex()('oauth_clients').where({ id: url }).first(), undefined);
+});
