@@ -30,13 +30,13 @@ const registration = (extra: Record<string, unknown>) => ({
 });
 
 const refused: Array<[string, Record<string, unknown>, string, RegExp]> = [
-  ['a NUL in the name', { client_name: 'Agent\u0000' }, 'invalid_client_metadata', /NUL/],
-  ['a lone surrogate in the name', { client_name: 'Agent \ud800' }, 'invalid_client_metadata', /surrogate/],
+  ['a NUL in the name', { client_name: 'Agent\u0000' }, 'invalid_request', /NUL/],
+  ['a lone surrogate in the name', { client_name: 'Agent \ud800' }, 'invalid_request', /surrogate/],
   [
     'a NUL in a redirect URI',
     { redirect_uris: ['https://agent.example/cb\u0000'] },
-    'invalid_redirect_uri',
-    /./,
+    'invalid_request',
+    /NUL/,
   ],
   ['a name over 100 characters', { client_name: 'a'.repeat(101) }, 'invalid_client_metadata', /at most 100/],
   [
@@ -66,6 +66,48 @@ test.serial(
       const answer = await register(registration({ client_name: `Agent ${uri}`, redirect_uris: [uri] }));
       t.is(answer.status, 201, `${uri}: ${JSON.stringify(answer.body)}`);
     }
+  },
+);
+
+async function registerRaw(headers: Record<string, string>, body: BodyInit) {
+  const response = await fetch(new URL('/v2/auth/oauth2/register', system.url), {
+    method: 'POST',
+    headers,
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+test.serial(
+  'a registration body is taken as every other body here: unencoded UTF-8 JSON without NUL',
+  async (t) => {
+    const json = { 'content-type': 'application/json' };
+    const valid = JSON.stringify(registration({ client_name: 'Body rules' }));
+    const cases: Array<[string, Record<string, string>, BodyInit, RegExp]> = [
+      ['a Content-Encoding', { ...json, 'content-encoding': 'br' }, valid, /Content-Encoding br/],
+      ['another charset', { 'content-type': 'application/json; charset=latin1' }, valid, /UTF-8/],
+      [
+        'bytes that are not UTF-8',
+        json,
+        Buffer.concat([Buffer.from(valid.slice(0, -1)), Buffer.from(',"client_uri":"\xff"}', 'latin1')]),
+        /UTF-8/,
+      ],
+      ['a NUL in a member name', json, JSON.stringify({ ...registration({}), 'x\u0000': 1 }), /NUL/],
+      [
+        'a NUL in a member the server ignores',
+        json,
+        JSON.stringify({ ...registration({}), extra: '\u0000' }),
+        /NUL/,
+      ],
+      ['JSON that does not parse', json, '{"client_name":', /Malformed/],
+    ];
+    for (const [title, headers, body, description] of cases) {
+      const answer = await registerRaw(headers, body);
+      t.is(answer.status, 400, `${title}: ${JSON.stringify(answer.body)}`);
+      t.is(answer.body.error, 'invalid_request', title);
+      t.regex(String(answer.body.error_description), description, title);
+    }
+    t.is((await registerRaw(json, valid)).status, 201, 'the same registration, sent properly');
   },
 );
 

@@ -1,10 +1,13 @@
 import { recordAgentClient } from '@sched/db/queries/agent-clients';
-import { NotFoundError } from '@sched/kit/errors';
+import { BadRequestError, NotFoundError } from '@sched/kit/errors';
+import { assertFitBody } from '@sched/kit/http/unfit-text';
 import { APPROVED_AGENT_SCOPES } from '@sched/policy/agent-clients';
 import { enforceLimit } from '@sched/runtime/rate-limit';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context, Next } from 'koa';
 import type { RecordRegisteredClient } from '../provider/adapter.ts';
+import { BODY_LIMIT_BYTES, decodeUtf8, readRaw, refuseContentEncoding } from '../http/params.ts';
+import { replayRawBody } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 
 const httpsOrNull = (value: unknown): string | null =>
@@ -51,7 +54,32 @@ export function registrationEndpoint(runtime: Runtime) {
         'client registrations',
         ctx.res,
       );
+      await checkRegistrationBody(ctx);
     }
     await next();
   };
+}
+
+/**
+ * The registration's body as every other endpoint here takes bodies (hostile input is a 400,
+ * never stored or a 500): unencoded, UTF-8, and no NUL or lone surrogate anywhere, member names
+ * and members oidc-provider would drop included. oidc-provider then reads the same bytes; a body
+ * that is not JSON is left to its own answer (only application/json is accepted there).
+ */
+async function checkRegistrationBody(ctx: Context): Promise<void> {
+  refuseContentEncoding(ctx);
+  if (!ctx.is('application/json')) return;
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset !== '' && charset !== 'utf-8' && charset !== 'utf8')
+    throw new BadRequestError('A registration is JSON in UTF-8');
+  const raw = await readRaw(ctx, BODY_LIMIT_BYTES);
+  let body: unknown;
+  try {
+    body = JSON.parse(decodeUtf8(raw));
+  } catch (error) {
+    if (error instanceof BadRequestError) throw error;
+    throw new BadRequestError('Malformed JSON body');
+  }
+  assertFitBody(body);
+  replayRawBody(ctx, raw);
 }

@@ -13,7 +13,7 @@ const JSON_TYPE = 'application/json';
 const tooLarge = (limit: number) => new PayloadTooLargeError(`Request body is larger than ${limit} bytes`);
 
 /** The raw body, at most `limit` bytes. Over the limit: 413, and the connection closes after the answer. */
-function readRaw(ctx: Context, limit: number): Promise<Buffer> {
+export function readRaw(ctx: Context, limit: number): Promise<Buffer> {
   const declared = Number(ctx.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     ctx.set('Connection', 'close');
@@ -55,7 +55,7 @@ function readRaw(ctx: Context, limit: number): Promise<Buffer> {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function decodeUtf8(raw: Buffer): string {
+export function decodeUtf8(raw: Buffer): string {
   try {
     return utf8.decode(raw);
   } catch {
@@ -128,10 +128,7 @@ export interface ReadBody {
  */
 export async function readBody(ctx: Context, options: { json: boolean }): Promise<ReadBody> {
   const type = ctx.request.type;
-  const encoding = ctx.get('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity') {
-    throw new BadRequestError(`Content-Encoding ${encoding} is not accepted here: send the body unencoded`);
-  }
+  refuseContentEncoding(ctx);
   const raw = await readRaw(ctx, BODY_LIMIT_BYTES);
   if (type === '' && raw.length === 0) return { params: Object.create(null), form: undefined };
   if (type === FORM) {
@@ -146,6 +143,14 @@ export async function readBody(ctx: Context, options: { json: boolean }): Promis
   throw new BadRequestError(
     options.json ? `Content-Type must be ${FORM} or ${JSON_TYPE}` : `Content-Type must be ${FORM}`,
   );
+}
+
+/** Bodies here are sent unencoded: any other Content-Encoding is a 400. */
+export function refuseContentEncoding(ctx: Context): void {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new BadRequestError(`Content-Encoding ${encoding} is not accepted here: send the body unencoded`);
+  }
 }
 
 /** `readBody`'s parameters only. */

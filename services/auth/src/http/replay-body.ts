@@ -45,3 +45,8 @@ export function replayToProvider(ctx: Context, body: ReadBody, unchanged: boolea
   delete headers['transfer-encoding'];
   ctx.req = new ReplayedBody(encoded) as unknown as IncomingMessage;
 }
+
+/** Hands oidc-provider the body bytes we read and checked, unchanged (headers stay as received). */
+export function replayRawBody(ctx: Context, raw: Buffer): void {
+  ctx.req = new ReplayedBody(raw) as unknown as IncomingMessage;
+}
