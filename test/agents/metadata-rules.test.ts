@@ -1,6 +1,6 @@
 import test from 'ava';
 import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
-import { authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
+import { authorizeUrl, FlowBrowser, formOf, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
 // Agents describe themselves (a registration, a metadata document), and what they say is held to
@@ -9,7 +9,7 @@ import { setUpWorld } from '../support/world.ts';
 // over plain http to another computer (loopback only). Private-use schemes of native apps stay.
 
 const documents = setUpDocumentServer(test);
-const { system, knex } = setUpWorld(test, {
+const { system, knex, user } = setUpWorld(test, {
   env: { DCR_ENABLED: 'true', OUTBOUND_PRIVATE_NETWORKS: 'allow' },
 });
 
@@ -142,3 +142,29 @@ test('a metadata document with an http redirect URI to another host cannot be us
   t.regex(page.kind === 'page' ? page.html : '', /https/);
   t.is(await knex()('oauth_clients').where({ id: url }).first(), undefined);
 });
+
+test.serial(
+  'the consent page of an agent returning to a private-use scheme names that address',
+  async (t) => {
+    const redirect = 'com.example.agent:/oauth/callback';
+    const registered = await register(
+      registration({ client_name: 'Native agent', redirect_uris: [redirect] }),
+    );
+    t.is(registered.status, 201, JSON.stringify(registered.body));
+    const browser = new FlowBrowser(system.url);
+    const page = await browser.open(
+      authorizeUrl(system.url, {
+        client_id: String(registered.body.client_id),
+        redirect_uri: redirect,
+        state: 's',
+        scope: 'PROFILE_READ',
+        code_challenge: pkcePair().challenge,
+      }),
+    );
+    if (page.kind !== 'page' || !formOf(page.html, '/signin'))
+      return t.fail(page.kind === 'page' ? page.html : page.url.href);
+    const consent = await browser.submit(page, '/signin', { email: user.email, password: user.password });
+    if (consent.kind !== 'page') return t.fail('no consent page');
+    t.regex(consent.html, /<dt>Returns to<\/dt><dd>com\.example\.agent:\/oauth\/callback<\/dd>/);
+  },
+);

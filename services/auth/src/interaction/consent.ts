@@ -37,7 +37,8 @@ function agentFactsOf(client: OAuthClient, redirectUri: string): AgentFacts | un
   return {
     unverified: client.reviewStatus !== 'APPROVED',
     clientIdHost: client.registration === 'metadata_document' ? (URL.parse(client.id)?.host ?? null) : null,
-    redirectHost: URL.parse(redirectUri)?.host ?? redirectUri,
+    // A private-use scheme (com.example.agent:/cb) has no host: the page names the whole URI.
+    redirectHost: URL.parse(redirectUri)?.host || redirectUri,
     loopback: isLoopbackRedirect(redirectUri),
   };
 }

@@ -6,6 +6,7 @@ import {
   type OAuthClientWithSecrets,
 } from '@sched/db/queries/oauth-clients';
 import type { TokenStore } from '@sched/db/token-store/types';
+import { isAgentRegistration, isLoopbackRedirect } from '@sched/policy/agent-clients';
 import type { Knex } from 'knex';
 
 /**
@@ -120,6 +121,15 @@ export function secretMatches(presented: string, activeSecretHashes: readonly st
   return matched;
 }
 
+/**
+ * An agent whose redirect URIs go to this computer only, or use a private-use scheme
+ * (`com.example.agent:/cb`), is a native app (RFC 8252), as when it registered
+ * (agent-options.ts): its scheme URIs are kept, which a web client could not hold.
+ */
+function isNativeRedirects(uris: readonly string[]): boolean {
+  return !uris.every((uri) => /^https?:/i.test(uri)) || uris.every(isLoopbackRedirect);
+}
+
 /** Redirect URIs oidc-provider can hold for a web client; others could never match a request anyway. */
 function usableRedirectUris(uris: readonly string[]): string[] {
   return uris.filter((uri) => {
@@ -137,11 +147,12 @@ function usableRedirectUris(uris: readonly string[]): string[] {
  */
 export function clientMetadata(client: OAuthClientWithSecrets): Record<string, unknown> {
   const confidential = client.clientType === 'confidential';
+  const native = isAgentRegistration(client.registration) && isNativeRedirects(client.redirectUris);
   return {
     client_id: client.id,
     client_name: client.name,
-    application_type: 'web',
-    redirect_uris: usableRedirectUris(client.redirectUris),
+    application_type: native ? 'native' : 'web',
+    redirect_uris: native ? client.redirectUris : usableRedirectUris(client.redirectUris),
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: confidential ? 'client_secret_basic' : 'none',
