@@ -128,6 +128,12 @@ test('bodies that are not what their Content-Encoding says are 400; encodings we
   );
   isEnvelope(
     t,
+    await send('POST', '/v2/teams', { ...json(), 'content-encoding': 'br' }, body),
+    400,
+    /not valid br data/,
+  );
+  isEnvelope(
+    t,
     await send('POST', '/v2/teams', { ...json(), 'content-encoding': 'compress' }, body),
     415,
     /Content-Encoding compress is not supported/,

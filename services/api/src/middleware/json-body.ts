@@ -46,7 +46,7 @@ export function jsonBody() {
 
 /**
  * What reading the body failed on, as an answer: a Content-Encoding we do not decode is 415, a
- * body that is not what its encoding claims (gzip or deflate that does not inflate) is 400.
+ * body that is not what its encoding claims (gzip, deflate or br that does not decode) is 400.
  * Anything else the parser throws is left to the error envelope.
  */
 function bodyError(error: unknown, encoding: string): unknown {
@@ -57,7 +57,8 @@ function bodyError(error: unknown, encoding: string): unknown {
       `Content-Encoding ${encoding} is not supported: send gzip, deflate, br or an unencoded body`,
     );
   }
-  if (typeof code === 'string' && code.startsWith('Z_')) {
+  // zlib's codes are Z_* for gzip and deflate; brotli's decoder reports ERR__ERROR_FORMAT_* and the like.
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'))) {
     return new BadRequestError(`Request body is not valid ${encoding || 'compressed'} data`);
   }
   return error;
