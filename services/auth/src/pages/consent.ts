@@ -33,7 +33,7 @@ export interface AgentFacts {
  * that is an app on this computer (anything running there could receive it).
  */
 function agentFacts(agent: AgentFacts): SafeHtml {
-  return html`${agent.unverified ? html`<div class="alert alert-warn" role="note"><strong>Unverified app</strong>: an administrator has not reviewed this app yet. Until then it can only be given read access.</div>` : ''}
+  return html`${agent.unverified ? html`<div class="alert alert-warn" role="note"><strong>Unverified app</strong>: an administrator has not reviewed this app yet. Until then it can only be given limited access.</div>` : ''}
 <dl class="agent-facts">
 ${agent.clientIdHost ? html`<dt>Identified by</dt><dd>${agent.clientIdHost}</dd>` : html`<dt>Identified by</dt><dd>self-registered, no verified address</dd>`}
 <dt>Returns to</dt><dd>${agent.redirectHost}</dd>
