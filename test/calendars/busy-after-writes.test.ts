@@ -11,7 +11,7 @@ import { startCalendarWriteWorker } from '@sched/runtime/calendar-write-worker';
 import { openCalendars } from '@sched/runtime/runtime';
 import { insertUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
-import { setUpRadicale } from '../support/radicale.ts';
+import { setUpRadicale, vevent } from '../support/radicale.ts';
 import { attendee, personalEventType } from '../support/scheduling.ts';
 import { setUpTestSystem } from '../support/system.ts';
 
@@ -103,20 +103,7 @@ test.serial(
       bea,
       home,
       encodeURIComponent(uid),
-      [
-        'BEGIN:VCALENDAR',
-        'VERSION:2.0',
-        'PRODID:-//test//EN',
-        'BEGIN:VEVENT',
-        `UID:${uid}`,
-        'DTSTAMP:20310101T000000Z',
-        'DTSTART:20310306T110000Z',
-        'DTEND:20310306T120000Z',
-        'SUMMARY:x',
-        'END:VEVENT',
-        'END:VCALENDAR',
-        '',
-      ].join('\r\n'),
+      vevent(uid, ['DTSTART:20310306T110000Z', 'DTEND:20310306T120000Z', 'SUMMARY:x']),
     );
     t.is(await writes.runOnce(), 1, 'the retried create is done');
     const [connection] = (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;

@@ -10,7 +10,7 @@ import { saveCalendarConnection } from '@sched/db/queries/calendar-connections';
 import test from 'ava';
 import { insertUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
-import { setUpRadicale, startRadicale } from '../support/radicale.ts';
+import { setUpRadicale, startRadicale, vevent } from '../support/radicale.ts';
 import { setUpTestSystem } from '../support/system.ts';
 
 const alex = { username: 'alex', password: 'correct horse battery staple' };
@@ -167,19 +167,7 @@ test.serial('a calendar deleted at the server: the other calendars of the accoun
     dana,
     work,
     'meeting',
-    [
-      'BEGIN:VCALENDAR',
-      'VERSION:2.0',
-      'PRODID:-//test//EN',
-      'BEGIN:VEVENT',
-      'UID:meeting',
-      'DTSTAMP:20310101T000000Z',
-      'DTSTART:20310303T100000Z',
-      'DTEND:20310303T110000Z',
-      'END:VEVENT',
-      'END:VCALENDAR',
-      '',
-    ].join('\r\n'),
+    vevent('meeting', ['DTSTART:20310303T100000Z', 'DTEND:20310303T110000Z']),
   );
   const host = await insertUser(system.stores.db.knex);
   const connected = await call('POST', '/v2/calendars/caldav', {

@@ -6,26 +6,15 @@ import test from 'ava';
 import { DateTime } from 'luxon';
 import { insertUser, type TestUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
-import { setUpRadicale } from '../support/radicale.ts';
+import { setUpCalDavSystem, setUpRadicale, vevent } from '../support/radicale.ts';
 import { waitUntil } from '../support/redis-server.ts';
 import { freePort } from '../support/process.ts';
 import { attendee, personalEventType } from '../support/scheduling.ts';
-import { setUpTestSystem } from '../support/system.ts';
 
 const ZONE = 'Europe/Berlin';
 const alex = { username: 'alex', password: 'correct horse battery staple' };
 const radicale = setUpRadicale(test, [alex]);
-const system = setUpTestSystem(
-  test,
-  { OUTBOUND_PRIVATE_NETWORKS: 'allow' },
-  // Writes are picked up at once and retried without backoff, so the tests wait on the outcome only.
-  {
-    calendarWrites: {
-      intervalMs: 100,
-      policy: { maxAttempts: 1000, baseDelaySeconds: 0, maxDelaySeconds: 0 },
-    },
-  },
-);
+const system = setUpCalDavSystem(test);
 const call = apiClient(() => system.url);
 const knex = () => system.stores.db.knex;
 
@@ -35,19 +24,6 @@ const day = (offset: number) => monday.plus({ days: offset });
 const stamp = (offset: number, time: string) =>
   `${day(offset).toFormat('yyyyMMdd')}T${time.replace(':', '')}00`;
 
-const vevent = (uid: string, lines: string[]) =>
-  [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//test//EN',
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    'DTSTAMP:20310101T000000Z',
-    ...lines,
-    'END:VEVENT',
-    'END:VCALENDAR',
-    '',
-  ].join('\r\n');
 const timed = (uid: string, offset: number, from: string, to: string, extra: string[] = []) =>
   vevent(uid, [
     `DTSTART;TZID=${ZONE}:${stamp(offset, from)}`,

@@ -5,24 +5,14 @@ import test from 'ava';
 import { DateTime } from 'luxon';
 import { insertUser } from '../support/factories.ts';
 import { apiClient } from '../support/http.ts';
-import { setUpRadicale } from '../support/radicale.ts';
+import { setUpCalDavSystem, setUpRadicale, vevent } from '../support/radicale.ts';
 import { waitUntil } from '../support/redis-server.ts';
 import { attendee, personalEventType } from '../support/scheduling.ts';
-import { setUpTestSystem } from '../support/system.ts';
 
 const ZONE = 'Europe/Berlin';
 const alex = { username: 'alex', password: 'correct horse battery staple' };
 const radicale = setUpRadicale(test, [alex]);
-const system = setUpTestSystem(
-  test,
-  { OUTBOUND_PRIVATE_NETWORKS: 'allow' },
-  {
-    calendarWrites: {
-      intervalMs: 100,
-      policy: { maxAttempts: 1000, baseDelaySeconds: 0, maxDelaySeconds: 0 },
-    },
-  },
-);
+const system = setUpCalDavSystem(test);
 const call = apiClient(() => system.url);
 const thursday = DateTime.fromISO('2031-03-06T00:00', { zone: ZONE });
 const at = (time: string) =>
@@ -37,20 +27,11 @@ test('a booking moved within its own time is not refused by its own event; anoth
     alex,
     work,
     'lunch',
-    [
-      'BEGIN:VCALENDAR',
-      'VERSION:2.0',
-      'PRODID:-//test//EN',
-      'BEGIN:VEVENT',
-      'UID:lunch',
-      'DTSTAMP:20310101T000000Z',
+    vevent('lunch', [
       `DTSTART;TZID=${ZONE}:20310306T120000`,
       `DTEND;TZID=${ZONE}:20310306T130000`,
       'SUMMARY:lunch',
-      'END:VEVENT',
-      'END:VCALENDAR',
-      '',
-    ].join('\r\n'),
+    ]),
   );
   const connected = await call('POST', '/v2/calendars/caldav', {
     token: host.apiKey,

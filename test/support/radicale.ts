@@ -5,6 +5,7 @@ import type { TestFn } from 'ava';
 import { freePort, tempDir } from './process.ts';
 import { setUpForFile } from './read-through.ts';
 import { waitUntil } from './redis-server.ts';
+import { setUpTestSystem, type TestSystem } from './system.ts';
 
 // A real CalDAV server for the calendar tests: Debian's radicale on a free loopback port, its
 // collections in a temp folder, htpasswd users with plain passwords. The system under test reaches
@@ -186,3 +187,35 @@ export function setUpRadicale<Context>(
     },
   );
 }
+
+/** A calendar object with one VEVENT: `lines` after its UID and DTSTAMP (DTSTART, DTEND, RRULE ...). */
+export const vevent = (uid: string, lines: readonly string[]): string =>
+  [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//test//EN',
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    'DTSTAMP:20310101T000000Z',
+    ...lines,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+
+/**
+ * The system for a file that connects to radicale (http on loopback: OUTBOUND_PRIVATE_NETWORKS
+ * allow). Calendar writes are picked up at once and retried without backoff, so the tests wait on
+ * the outcome only.
+ */
+export const setUpCalDavSystem = <Context>(test: TestFn<Context>): TestSystem =>
+  setUpTestSystem(
+    test,
+    { OUTBOUND_PRIVATE_NETWORKS: 'allow' },
+    {
+      calendarWrites: {
+        intervalMs: 100,
+        policy: { maxAttempts: 1000, baseDelaySeconds: 0, maxDelaySeconds: 0 },
+      },
+    },
+  );

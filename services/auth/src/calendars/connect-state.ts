@@ -100,15 +100,26 @@ export async function mintTicket(deps: AuthDeps, userId: number, provider: OAuth
   return ticket;
 }
 
+/** The ticket's record and store id when the ticket is well-formed, known, live and for this provider. */
+async function findTicket(
+  deps: AuthDeps,
+  ticket: string,
+  provider: OAuthProviderId,
+): Promise<{ id: string; record: Ticket } | null> {
+  if (!ID.test(ticket)) return null;
+  const id = sha256Hex(ticket);
+  const record = await deps.runtime.stores.tokenStore.find<Ticket>(TICKET_MODEL, id);
+  return record && record.provider === provider ? { id, record } : null;
+}
+
 /** The ticket's user without spending it (the confirmation page); null as `spendTicket` would be. */
 export async function peekTicket(
   deps: AuthDeps,
   ticket: string,
   provider: OAuthProviderId,
 ): Promise<number | null> {
-  if (!ID.test(ticket)) return null;
-  const record = await deps.runtime.stores.tokenStore.find<Ticket>(TICKET_MODEL, sha256Hex(ticket));
-  return record && record.provider === provider && !record.consumed ? record.userId : null;
+  const found = await findTicket(deps, ticket, provider);
+  return found && !found.record.consumed ? found.record.userId : null;
 }
 
 /** The ticket's user, once, for this provider; null when unknown, used, expired or for another provider. */
@@ -117,11 +128,9 @@ export async function spendTicket(
   ticket: string,
   provider: OAuthProviderId,
 ): Promise<number | null> {
-  if (!ID.test(ticket)) return null;
+  const found = await findTicket(deps, ticket, provider);
   const store = deps.runtime.stores.tokenStore;
-  const id = sha256Hex(ticket);
-  const record = await store.find<Ticket>(TICKET_MODEL, id);
-  if (!record || record.provider !== provider || !(await store.consume(TICKET_MODEL, id))) return null;
-  await store.destroy(TICKET_MODEL, id);
-  return record.userId;
+  if (!found || !(await store.consume(TICKET_MODEL, found.id))) return null;
+  await store.destroy(TICKET_MODEL, found.id);
+  return found.record.userId;
 }
