@@ -44,6 +44,15 @@ export function rateLimitHeaders(
 }
 
 /**
+ * The counter of a limit of the resource API's routes for one caller (`user:<id>` ...): the pages
+ * that do what such a route does count under the same key, so both share one allowance.
+ */
+export const routeLimitKey = (name: string, who: string): string => `api:${name}:${who}`;
+
+/** The caller key of a user, whichever credential they called with (API key, OAuth token, page). */
+export const userCallerKey = (userId: number): string => `user:${userId}`;
+
+/**
  * Counts one event under `key` in the token store (Redis, or the database when embedded), so
  * every replica of every service counts together; throws a 429 error once over the limit. With a
  * `response`, the RateLimit-* headers go on the answer (the 429 carries them too).

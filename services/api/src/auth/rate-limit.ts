@@ -1,5 +1,5 @@
 import { sha256Hex } from '@sched/kit/secrets';
-import { enforceLimit } from '@sched/runtime/rate-limit';
+import { enforceLimit, routeLimitKey, userCallerKey } from '@sched/runtime/rate-limit';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import type { Caller } from '../routing/caller.ts';
@@ -30,11 +30,8 @@ export async function enforceCallerLimit(
   ctx?: Context,
 ): Promise<void> {
   const figures = deps.config.rateLimits[limit.name];
-  await enforceLimit(deps.stores.tokenStore, `api:${limit.name}:${who}`, figures, limit.what, ctx?.res);
+  await enforceLimit(deps.stores.tokenStore, routeLimitKey(limit.name, who), figures, limit.what, ctx?.res);
 }
-
-/** The caller key of a user, whichever credential they called with. */
-export const userCallerKey = (userId: number): string => `user:${userId}`;
 
 function callerKey(caller: Caller | undefined, ctx: Context): string {
   if (!caller) return `ip:${ctx.ip}`;

@@ -1,7 +1,7 @@
 import { calendarFetch } from '@sched/calendars/outbound';
 import type { CalendarService } from '@sched/calendars/service';
 import type { OutboundFetch } from '@sched/kit/outbound';
-import { enforceLimit } from '@sched/runtime/rate-limit';
+import { enforceLimit, routeLimitKey, userCallerKey } from '@sched/runtime/rate-limit';
 import type { AuthDeps } from '../deps.ts';
 
 /**
@@ -18,7 +18,7 @@ export const calendarService = (deps: AuthDeps): CalendarService => deps.runtime
 export const countCalDavAttempt = (deps: AuthDeps, userId: number): Promise<void> =>
   enforceLimit(
     deps.runtime.stores.tokenStore,
-    `api:caldav-connections:user:${userId}`,
+    routeLimitKey('caldav-connections', userCallerKey(userId)),
     deps.runtime.config.rateLimits['caldav-connections'],
     'CalDAV connection attempts',
   );

@@ -1,7 +1,7 @@
 import { assertEmailVerified } from '@sched/accounts/verification';
 import { createApiKey, listApiKeys, revokeApiKey } from '@sched/db/queries/api-keys';
 import { ForbiddenError } from '@sched/kit/errors';
-import { enforceLimit } from '@sched/runtime/rate-limit';
+import { enforceLimit, routeLimitKey, userCallerKey } from '@sched/runtime/rate-limit';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
@@ -23,7 +23,7 @@ import type { SignedIn } from '../web/session.ts';
 /** The reveal record's subject (reveal.ts binds a secret to a user and a subject). */
 const REVEAL_SUBJECT = 'settings:api-key';
 /** The API's `POST /v2/api-keys` limit, counted under the same key. */
-const createLimitKey = (userId: number) => `api:api-keys:user:${userId}`;
+const createLimitKey = (userId: number) => routeLimitKey('api-keys', userCallerKey(userId));
 
 const NOTICES: Record<string, string> = {
   created: 'API key created.',
