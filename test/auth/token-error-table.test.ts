@@ -64,6 +64,12 @@ const codeRows: Row[] = [
     [400, 'invalid_grant', 'pkce_verification_failed'],
   ],
   [
+    'redirect_uri left out (the authorization request always names one)',
+    new errors.InvalidRequest("missing required parameter 'redirect_uri'"),
+    'authorization_code',
+    [400, 'invalid_grant', 'redirect_uri_mismatch'],
+  ],
+  [
     'verifier malformed',
     new errors.InvalidRequest('code_verifier must be a string with a minimum length of 43 characters'),
     'authorization_code',

@@ -118,7 +118,8 @@ export function authenticateClient(
   if (options.anyReviewStatus) return client;
   const refusal = reviewRefusal(client, options.agentPolicy ?? 'review');
   if (refusal === 'unknown') throw tokenErrors.clientNotFound(challenge);
-  if (refusal === 'pending') throw tokenErrors.clientNotApproved();
-  if (refusal === 'rejected') throw tokenErrors.clientRejected();
+  // A 401 after HTTP Basic carries its challenge, whatever the error (RFC 7235 section 3.1).
+  if (refusal === 'pending') throw tokenErrors.clientNotApproved(challenge);
+  if (refusal === 'rejected') throw tokenErrors.clientRejected(challenge);
   return client;
 }

@@ -1,8 +1,13 @@
 import type { Context } from 'koa';
-import type { OAuthError } from '../errors.ts';
+import { OAuthError } from '../errors.ts';
 import { type Params, type ReadBody, readBody } from '../http/params.ts';
 import { type PresentedClient, presentedClient } from './client-auth.ts';
 import { fromProviderFailure, tokenErrors } from './token-errors.ts';
+
+/** The token, revocation and introspection endpoints take POST only: 405 with `Allow`, not a 404. */
+export function refuseOtherMethods(ctx: Context): void {
+  if (ctx.method !== 'POST') throw new OAuthError(405, 'invalid_request', 'use POST', { Allow: 'POST' });
+}
 
 /**
  * The opening of every endpoint a client calls directly (token, revocation): answers are never

@@ -11,6 +11,7 @@ import { secretMatches } from '../provider/clients.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
 import { PATHS } from '../paths.ts';
 import { authenticateClient, basicChallenge, type PresentedClient, presentedClient } from './client-auth.ts';
+import { refuseOtherMethods } from './client-request.ts';
 import { tokenErrors } from './token-errors.ts';
 
 /**
@@ -123,10 +124,7 @@ export function introspectionEndpoint(deps: AuthDeps) {
     return ctx.path === PATHS.introspect ? answer(ctx) : next();
   };
   async function answer(ctx: Context): Promise<void> {
-    if (ctx.method !== 'POST') {
-      ctx.set('Allow', 'POST');
-      throw new OAuthError(405, 'invalid_request', 'use POST');
-    }
+    refuseOtherMethods(ctx);
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     const params = await readParams(ctx, { json: true });

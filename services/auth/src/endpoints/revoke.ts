@@ -6,7 +6,7 @@ import { rateKeys } from '../http/rate-limit.ts';
 import { replayToProvider } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { authenticateClient, basicChallenge } from './client-auth.ts';
-import { providerRefusal, readClientRequest } from './client-request.ts';
+import { providerRefusal, readClientRequest, refuseOtherMethods } from './client-request.ts';
 
 /**
  * POST /v2/auth/oauth2/revoke (RFC 7009) in front of oidc-provider: JSON or form bodies, the same
@@ -17,7 +17,8 @@ import { providerRefusal, readClientRequest } from './client-request.ts';
 export function revocationEndpoint(deps: AuthDeps) {
   const store = deps.runtime.stores.tokenStore;
   return async function revocationEndpointMiddleware(ctx: Context, next: Next) {
-    if (ctx.path !== PATHS.revoke || ctx.method !== 'POST') return next();
+    if (ctx.path !== PATHS.revoke) return next();
+    refuseOtherMethods(ctx);
     const { body, params, presented } = await readClientRequest(ctx);
     if (!params.token) throw new OAuthError(400, 'invalid_request', 'token is required');
     const challenge = basicChallenge(deps.issuer, presented);

@@ -19,15 +19,22 @@ export const tokenErrors = {
     new OAuthError(401, 'invalid_client', 'client_not_found', headers),
   invalidClientCredentials: (headers?: Record<string, string>) =>
     new OAuthError(401, 'invalid_client', 'invalid_client_credentials', headers),
-  clientNotApproved: () => new OAuthError(401, 'unauthorized_client', 'client_not_approved'),
-  clientRejected: () => new OAuthError(401, 'unauthorized_client', 'client_rejected'),
+  clientNotApproved: (headers?: Record<string, string>) =>
+    new OAuthError(401, 'unauthorized_client', 'client_not_approved', headers),
+  clientRejected: (headers?: Record<string, string>) =>
+    new OAuthError(401, 'unauthorized_client', 'client_rejected', headers),
   codeInvalidOrExpired: () => new OAuthError(400, 'invalid_grant', 'code_invalid_or_expired'),
   redirectUriMismatch: () => new OAuthError(400, 'invalid_grant', 'redirect_uri_mismatch'),
   pkceVerificationFailed: () => new OAuthError(400, 'invalid_grant', 'pkce_verification_failed'),
   invalidRefreshToken: () => new OAuthError(400, 'invalid_grant', 'invalid_refresh_token'),
+  /** RFC 8707 lets `resource` repeat; a token has one audience, so several are an invalid target. */
+  severalResources: () =>
+    new OAuthError(400, 'invalid_target', 'only one resource may be named in a token request'),
 };
 
 const PKCE_DETAIL = /code_verifier|code_challenge/;
+/** oidc-provider's description when redirect_uri alone is missing from a code exchange. */
+const MISSING_REDIRECT_URI = "missing required parameter 'redirect_uri'";
 
 export interface ProviderFailure {
   status: number;
@@ -59,6 +66,11 @@ export function fromProviderFailure(
       // A malformed code_verifier (length, characters) is a wrong verifier.
       if (grantType === 'authorization_code' && /^code_verifier/.test(description)) {
         return tokenErrors.pkceVerificationFailed();
+      }
+      // The authorization request always names a redirect_uri: one left out differs from it
+      // (invalid_grant, as Keycloak and Hydra answer; docs/decisions.md).
+      if (grantType === 'authorization_code' && description === MISSING_REDIRECT_URI) {
+        return tokenErrors.redirectUriMismatch();
       }
       return new OAuthError(failure.status, failure.error, description || 'request is invalid');
     case 'unsupported_grant_type':

@@ -5,14 +5,14 @@ import type { Context, Next } from 'koa';
 import { AgentDocumentError } from '../agents/errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { OAuthError } from '../errors.ts';
-import type { Params, ReadBody } from '../http/params.ts';
+import { type Params, type ReadBody, RepeatedParameterError } from '../http/params.ts';
 import { rateKeys } from '../http/rate-limit.ts';
 import { replayToProvider } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
 import { deferTokenWrites, prefetched, takeTokenWrites, wellFormed } from '../provider/adapter.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
 import { authenticateClient, basicChallenge, type PresentedClient } from './client-auth.ts';
-import { providerRefusal, readClientRequest } from './client-request.ts';
+import { providerRefusal, readClientRequest, refuseOtherMethods } from './client-request.ts';
 import { RefreshWindow, type TokenAnswer } from './refresh-window.ts';
 import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 
@@ -57,7 +57,7 @@ type Step = (endpoint: Endpoint, ctx: Context, request: TokenRequest, provider: 
 
 /** The request (JSON or form, Basic or body credentials, client_id required) and its grant type. */
 async function readRequest(ctx: Context): Promise<TokenRequest> {
-  const { body, params, presented } = await readClientRequest(ctx);
+  const { body, params, presented } = await readClientRequest(ctx).catch(severalResources);
   const grantType = params.grant_type;
   if (!grantType || !(GRANT_TYPES as readonly string[]).includes(grantType))
     throw tokenErrors.unsupportedGrantType();
@@ -78,6 +78,13 @@ async function readRequest(ctx: Context): Promise<TokenRequest> {
   };
 }
 
+/** A repeated `resource` is RFC 8707's way to name several: refused as a target, not as a repetition. */
+function severalResources(error: unknown): never {
+  if (error instanceof RepeatedParameterError && error.parameter === 'resource')
+    throw tokenErrors.severalResources();
+  throw error;
+}
+
 /**
  * The client; for a refresh its cache version comes with the refresh token in one store read, and
  * the record is handed on to oidc-provider so it does not read it again.
@@ -85,8 +92,12 @@ async function readRequest(ctx: Context): Promise<TokenRequest> {
 const resolveClient: Step = async ({ deps }, ctx, request) => {
   const store = deps.runtime.stores.tokenStore;
   const { clientId } = request.presented;
+  request.challenge = basicChallenge(deps.issuer, request.presented);
   if (!request.refreshToken) {
-    request.client = (await deps.loadClient(ctx.state, clientId).catch(documentRefused)) ?? undefined;
+    request.client =
+      (await deps
+        .loadClient(ctx.state, clientId)
+        .catch((error) => documentRefused(error, request.challenge))) ?? undefined;
     return;
   }
   const { record, versions } = await store.findWithVersions('RefreshToken', request.refreshToken, [
@@ -98,14 +109,14 @@ const resolveClient: Step = async ({ deps }, ctx, request) => {
 };
 
 /** An agent whose metadata document cannot be used is not a client we can authenticate. */
-function documentRefused(error: unknown): never {
-  if (error instanceof AgentDocumentError) throw new OAuthError(401, 'invalid_client', error.message);
+function documentRefused(error: unknown, challenge: Record<string, string> | undefined): never {
+  if (error instanceof AgentDocumentError)
+    throw new OAuthError(401, 'invalid_client', error.message, challenge);
   throw error;
 }
 
 /** The client exists, proves a secret (confidential) or presents none (public), and is approved. */
 const authenticate: Step = ({ deps }, _ctx, request) => {
-  request.challenge = basicChallenge(deps.issuer, request.presented);
   authenticateClient(request.client ?? null, request.presented, request.challenge, {
     agentPolicy: deps.runtime.config.agents.policy,
   });
@@ -235,7 +246,8 @@ export function tokenEndpoint(deps: AuthDeps) {
     window: new RefreshWindow(deps.runtime.config.refreshReuseInterval, deps.runtime.config.cookieKeys),
   };
   return async function tokenEndpointMiddleware(ctx: Context, next: Next) {
-    if (ctx.path !== PATHS.token || ctx.method !== 'POST') return next();
+    if (ctx.path !== PATHS.token) return next();
+    refuseOtherMethods(ctx);
     const request = await readRequest(ctx);
     for (const [, step] of UNTIL_ANSWERED) {
       await step(endpoint, ctx, request, next);

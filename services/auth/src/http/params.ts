@@ -69,6 +69,15 @@ function checkValue(name: string, value: string): string {
   return value;
 }
 
+/** A parameter sent more than once (RFC 6749 section 3.2 forbids it); `parameter` names it. */
+export class RepeatedParameterError extends BadRequestError {
+  readonly parameter: string;
+  constructor(parameter: string) {
+    super(`Parameter ${parameter} must not be provided twice`);
+    this.parameter = parameter;
+  }
+}
+
 function decodeComponent(part: string): string {
   if (!part.includes('%') && !part.includes('+')) return part;
   try {
@@ -87,8 +96,7 @@ export function parseForm(text: string): Params {
     const eq = pair.indexOf('=');
     const name = decodeComponent(eq === -1 ? pair : pair.slice(0, eq));
     const value = decodeComponent(eq === -1 ? '' : pair.slice(eq + 1));
-    if (Object.hasOwn(params, name))
-      throw new BadRequestError(`Parameter ${name} must not be provided twice`);
+    if (Object.hasOwn(params, name)) throw new RepeatedParameterError(name);
     params[name] = checkValue(name, value);
   }
   return params;
@@ -111,7 +119,27 @@ export function parseJsonParams(text: string): Params {
     if (typeof value !== 'string') throw new BadRequestError(`Parameter ${name} must be a string`);
     params[name] = checkValue(name, value);
   }
+  refuseRepeatedMembers(text);
   return params;
+}
+
+/** A JSON string token, with `:` after it when it is a member name. */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/**
+ * JSON.parse keeps the last of repeated member names silently; a repeated parameter is refused in
+ * JSON as in a form. Run on an object whose values are all strings or null: outside strings there
+ * are no quotes, so consecutive string tokens are the document's strings, names being those
+ * followed by a colon.
+ */
+function refuseRepeatedMembers(text: string): void {
+  const seen = new Set<string>();
+  for (const match of text.matchAll(JSON_STRING)) {
+    if (match[1] === undefined) continue;
+    const name = JSON.parse(match[0].slice(0, match[0].lastIndexOf('"') + 1)) as string;
+    if (seen.has(name)) throw new RepeatedParameterError(name);
+    seen.add(name);
+  }
 }
 
 /** A request body read as OAuth parameters, with its bytes when they came form-encoded in UTF-8. */
