@@ -208,3 +208,19 @@ test('operations that name no scope say what every OAuth token gets: not availab
     t.is(scopeLine(name), 'none: not available to third-party OAuth tokens (legacy ones included)', name);
   }
 });
+
+test('every example API key has the key format: svc_ and 32 random bytes in base64url', (t) => {
+  const apiKeys: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === 'apiKey' && typeof inner === 'string') apiKeys.push(inner);
+        else walk(inner);
+      }
+    }
+  };
+  walk(document);
+  t.true(apiKeys.length >= 2, 'the key-issuing answers have examples');
+  for (const apiKey of apiKeys) t.regex(apiKey, /^svc_[A-Za-z0-9_-]{43}$/);
+});

@@ -39,7 +39,7 @@ export const createUserRoute = defineRoute({
       z.object({ user: userOutput, apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
       {
         user: { ...userExample, timeFormat: null },
-        apiKey: 'svc_4f9a1c7e2b8d5f3a6c9e1b4d7f2a5c8e',
+        apiKey: 'svc_j9eclFkhsAZ6fMwEQGylNYbgSPsG9IgllrrB1WCh2aY',
       },
     ),
   },

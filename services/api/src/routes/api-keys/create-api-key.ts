@@ -22,10 +22,10 @@ export const createApiKeyRoute = defineRoute({
       apiKeyOutput.extend({ apiKey: z.string().meta({ description: 'svc_...; shown once' }) }),
       {
         id: 4,
-        hint: '5c8e',
+        hint: 'h2aY',
         createdAt: '2026-11-26T09:30:00.000Z',
         lastUsedAt: null,
-        apiKey: 'svc_4f9a1c7e2b8d5f3a6c9e1b4d7f2a5c8e',
+        apiKey: 'svc_j9eclFkhsAZ6fMwEQGylNYbgSPsG9IgllrrB1WCh2aY',
       },
     ),
   },
