@@ -15,8 +15,9 @@ export function takenUserField(error: unknown): 'email' | 'username' | undefined
 }
 
 /**
- * An outage of Postgres or Redis (contract §13): 503 with `Retry-After`, rendered as
- * `temporarily_unavailable` on the OAuth endpoints and as a 503 page on browser paths.
+ * An outage of Postgres or Redis: a fast 503 with `Retry-After` (README "When Postgres or Redis is
+ * down"), rendered as `temporarily_unavailable` on the OAuth endpoints and as a 503 page on browser
+ * paths.
  */
 export function outageAnswer(error: unknown): AppError | undefined {
   const down = backendFailure(error);

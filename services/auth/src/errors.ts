@@ -12,7 +12,7 @@ export class OAuthError extends AppError {
   }
 }
 
-/** An authorization request refused on the page itself: HTTP 400, never a redirect (contract §5). */
+/** An authorization request refused on the page itself: HTTP 400, never a redirect to an unchecked URI. */
 export class AuthorizationPageError extends AppError {
   readonly title: string;
   constructor(title: string, message: string) {
@@ -23,7 +23,7 @@ export class AuthorizationPageError extends AppError {
 
 /**
  * An authorization request refused by a 303 to the client's (already verified) redirect_uri with
- * `error`, `error_description`, `state` and `iss` (contract §5).
+ * `error`, `error_description`, `state` and `iss` (docs/client-developers.md "Errors a client sees").
  */
 export class AuthorizationRedirectError extends AppError {
   readonly redirectUri: string;

@@ -12,10 +12,10 @@ export const PATHS = {
   /** RFC 7591 dynamic client registration (DCR_ENABLED; public agent clients only). */
   register: '/v2/auth/oauth2/register',
   discovery: '/.well-known/oauth-authorization-server',
-  /** OpenID Connect (contract §13): provider metadata, signing keys, userinfo. */
+  /** OpenID Connect: provider metadata, signing keys, userinfo. */
   openidDiscovery: '/.well-known/openid-configuration',
   /**
-   * RFC 9728 metadata of the protected resources (contract §17): this path for the API
+   * RFC 9728 metadata of the protected resources: this path for the API
    * (`{BASE_URL}`), with `/mcp` after it for the MCP server. Served here: the gateway sends
    * /.well-known/* to this service.
    */
@@ -30,7 +30,7 @@ export const PATHS = {
   /** The reset link of the e-mail (and of `npm run cli -- reset-password`): the new-password form. */
   resetPassword: ACCOUNT_PATHS.resetPassword,
   stylesheet: '/auth/assets/app.css',
-  /** The onboarding embed's entry (shared/onboarding-embed/README.md "Protocol" §1). */
+  /** The onboarding embed's entry (shared/onboarding-embed/README.md "Protocol" 1). */
   embedOnboarding: '/auth/embed/onboarding',
   /** Everything under here is an embed page (framing allowed for the client's origins). */
   embedPrefix: '/auth/embed/',
@@ -53,7 +53,7 @@ export const PATHS = {
   settingsApiKeys: '/auth/settings/api-keys',
   settingsConnectedApps: '/auth/settings/connected-apps',
   settingsDeleteAccount: '/auth/settings/delete-account',
-  /** Calendar connections (contract §16): list, CalDAV form, Google / Microsoft connect, selection, disconnect. */
+  /** Calendar connections: list, CalDAV form, Google / Microsoft connect, selection, disconnect. */
   settingsCalendars: '/auth/settings/calendars',
   /** The onboarding step's window starts a Google / Microsoft connection here (`/:provider?ticket=`). */
   calendarConnect: '/auth/calendars/connect',

@@ -23,7 +23,7 @@ import {
 } from '../pages/password-reset.ts';
 
 /**
- * "Forgot password?" (contract §12), linked from every sign-in page. The rules (single use,
+ * "Forgot password?", linked from every sign-in page. The rules (single use,
  * 30 minutes, a new link voids older ones, what a completed reset ends) are
  * `@sched/accounts/password-reset`; these are its pages.
  */

@@ -32,7 +32,7 @@ export interface ReviewView {
 const actionPath = (clientId: string, action: 'approve' | 'reject', page: Page) =>
   `${PATHS.adminClients}/${encodeURIComponent(clientId)}/${action}${pageQueryString(page)}`;
 
-/** Agents are marked: how they identified themselves (contract §17), and by which host. */
+/** Agents are marked: how they identified themselves (document or registration), and by which host. */
 function registrationRow(client: PresentedClient): SafeHtml {
   if (client.registration === 'settings') return html``;
   const how =

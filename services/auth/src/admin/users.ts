@@ -15,7 +15,7 @@ import { adminUserPath } from './nav.ts';
 import { userDetailPage, userListPage } from './users-pages.ts';
 
 /**
- * The console's users (contract: search by e-mail or name, view, disable and enable, send a reset
+ * The console's users (search by e-mail or name, view, disable and enable, send a reset
  * link, grant or remove service administrator), each action audited with the administrator as actor.
  */
 

@@ -15,7 +15,7 @@ const httpsOrNull = (value: unknown): string | null =>
 
 /**
  * Where oidc-provider's dynamic registration (RFC 7591) lands: a public agent client, PENDING like
- * every unknown agent (contract §17), without an owner. Its id is a hash of the registration
+ * every unknown agent (docs/agents.md), without an owner. Its id is a hash of the registration
  * (provider/agent-options.ts), so a repeated identical registration finds the row it made and
  * leaves it, review state included, as it is.
  */

@@ -23,11 +23,11 @@ import { connectConfirmPage } from './pages/connect-confirm.ts';
 import { type ConnectProblem, connectResultPage } from './pages/connect-result.ts';
 
 /**
- * Google and Microsoft connections (contract §16): our server is the OAuth client. The start
- * sends the browser to the provider's authorization endpoint (code flow, PKCE S256, a state bound
- * to the user and this browser, offline access); the callback checks the state, exchanges the
- * code, reads the account and saves the connection through the calendar library. A denial or a
- * failure returns to where the user started with a message; nothing is saved then.
+ * Google and Microsoft connections (docs/calendars.md "The flow"): our server is the OAuth client.
+ * The start sends the browser to the provider's authorization endpoint (code flow, PKCE S256, a
+ * state bound to the user and this browser, offline access); the callback checks the state,
+ * exchanges the code, reads the account and saves the connection through the calendar library. A
+ * denial or a failure returns to where the user started with a message; nothing is saved then.
  */
 
 export const callbackPath = (provider: string) => `${PATHS.calendarOAuth}/${provider}/callback`;

@@ -29,8 +29,9 @@ export function applyFramedCookieAttributes(cookies: Cookies, res: ServerRespons
 }
 
 /**
- * The entry's test cookie (Protocol §4): set on the first request, expected back on the second.
- * When it does not come back the browser refuses the frame its cookies and the flow asks for the popup.
+ * The entry's test cookie (onboarding-embed README, "Protocol" 4): set on the first request,
+ * expected back on the second. When it does not come back the browser refuses the frame its cookies
+ * and the flow asks for the popup.
  */
 export const COOKIE_CHECK = {
   cookie: 'auth.embed-check',

@@ -6,7 +6,7 @@ import { PATHS } from '../paths.ts';
 
 /**
  * An onboarding-embed flow: the embed-only parameters of its entry URL (shared/onboarding-embed
- * README "Protocol" §1), kept by oidc-provider with the authorization request (`extraParams`), so
+ * README "Protocol" 1), kept by oidc-provider with the authorization request (`extraParams`), so
  * every later step (sign-up, profile, calendar, consent, the final response) reads them from the
  * interaction, never from the browser.
  */

@@ -11,10 +11,11 @@ type ResponsePayload = Record<string, unknown>;
 /**
  * oidc-provider response mode `embed` (registered in provider/create.ts): where the authorization
  * endpoint would redirect to the client, the embed flow renders a small page whose script posts the
- * result to the embedding page (Protocol §2): `authorization:allowed {code, state, iss}` or
- * `authorization:denied {state, iss}`, with target origin `parent_origin` exactly (never '*'), to
- * window.parent in the frame or window.opener in the popup (which then closes). Other errors are
- * shown in the frame and posted as `onboarding:error` AUTHORIZATION_FAILED.
+ * result to the embedding page (onboarding-embed README, "Protocol" 2): `authorization:allowed
+ * {code, state, iss}` or `authorization:denied {state, iss}`, with target origin `parent_origin`
+ * exactly (never '*'), to window.parent in the frame or window.opener in the popup (which then
+ * closes). Other errors are shown in the frame and posted as `onboarding:error`
+ * AUTHORIZATION_FAILED.
  *
  * `parent_origin` comes from the authorization request as stored by oidc-provider, checked at the
  * entry, and checked again here against the client's current redirect URIs.

@@ -23,11 +23,11 @@ const ENTRY = 'embedEntry';
 const RESUME = /^\/auth\/oauth2\/authorize\/([A-Za-z0-9_-]{1,256})$/;
 
 /**
- * GET /auth/embed/onboarding (Protocol §1) is an authorization request like
- * /auth/oauth2/authorize, run through the same checks (endpoints/authorize.ts: client, approval,
- * redirect_uri, then scope and code_challenge) and then by oidc-provider itself, so the code at the
- * end is an ordinary authorization code. This middleware, in front of those checks, marks the
- * request as an embed flow (framing, errors in the frame, cookies) and hands it to the
+ * GET /auth/embed/onboarding (onboarding-embed README, "Protocol" 1) is an authorization request
+ * like /auth/oauth2/authorize, run through the same checks (endpoints/authorize.ts: client,
+ * approval, redirect_uri, then scope and code_challenge) and then by oidc-provider itself, so the
+ * code at the end is an ordinary authorization code. This middleware, in front of those checks,
+ * marks the request as an embed flow (framing, errors in the frame, cookies) and hands it to the
  * authorization endpoint; `embedAuthorization` (behind the checks) does the embed-only checks.
  *
  * It also recognises the flow's return to the authorization endpoint after each step
@@ -79,10 +79,10 @@ function checkEmbedParams(ctx: Context): void {
 }
 
 /**
- * Protocol §4: in the iframe, the entry first sets a test cookie (with the flow's cross-site
- * attributes) and sends the browser back to itself with a marker. When the cookie does not come
- * back, the browser refuses the frame its cookies: the page asks the component for the popup.
- * True when the flow can go on.
+ * Popup fallback (onboarding-embed README, "Protocol" 4): in the iframe, the entry first sets a
+ * test cookie (with the flow's cross-site attributes) and sends the browser back to itself with a
+ * marker. When the cookie does not come back, the browser refuses the frame its cookies: the page
+ * asks the component for the popup. True when the flow can go on.
  */
 function cookiesWork(ctx: Context, entryUrl: string): boolean {
   if (ctx.cookies.get(COOKIE_CHECK.cookie, { signed: false })) return true;

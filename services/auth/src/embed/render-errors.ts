@@ -43,8 +43,8 @@ function titleOf(error: AppError): string {
 /**
  * Errors of an embed flow, shown inside the frame (or popup) instead of the site's ordinary error
  * page: framed by the client's origins only, in the flow's theme, and reported to the embedding
- * page as `onboarding:error` when its origin was checked. The authorization errors contract §5
- * delivers by redirect (invalid_scope, ...) cannot redirect a frame: they are shown here too.
+ * page as `onboarding:error` when its origin was checked. The authorization errors otherwise
+ * delivered by redirect (invalid_scope, ...) cannot redirect a frame: they are shown here too.
  * Errors outside embed flows go on to render-errors.ts untouched.
  */
 export function renderEmbedErrors() {

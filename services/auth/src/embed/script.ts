@@ -1,13 +1,14 @@
 import type { Context } from 'koa';
 
 /**
- * The embed pages' one script, served from our origin (`script-src 'self'`, no inline script).
- * It reads what the server put on <body> (data-parent-origin, data-mode, data-message) and talks
- * to the embedding page by postMessage with that exact target origin (Protocol §2):
- * onboarding:ready on every page, the page's own message (result, error, needs-popup), and
- * onboarding:close for Cancel and for Escape (the embedding page cannot see keys typed in the
- * frame). Without a checked parent origin (data-parent-origin absent) it posts nothing at all.
- * It also preselects the browser's time zone on the profile step and stops double submissions.
+ * The embed pages' one script, served from our origin (`script-src 'self'`, no inline script). It
+ * reads what the server put on <body> (data-parent-origin, data-mode, data-message) and talks to
+ * the embedding page by postMessage with that exact target origin (onboarding-embed README,
+ * "Protocol" 2): onboarding:ready on every page, the page's own message (result, error,
+ * needs-popup), and onboarding:close for Cancel and for Escape (the embedding page cannot see keys
+ * typed in the frame). Without a checked parent origin (data-parent-origin absent) it posts nothing
+ * at all. It also preselects the browser's time zone on the profile step and stops double
+ * submissions.
  */
 export const EMBED_SCRIPT = `'use strict';
 (function () {

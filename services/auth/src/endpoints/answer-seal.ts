@@ -10,7 +10,7 @@ import {
 import { constantTimeEqual } from '@sched/kit/secrets';
 
 /**
- * How the refresh retry window keeps its answers encrypted (refresh-window.ts, contract §13):
+ * How the refresh retry window keeps its answers encrypted (refresh-window.ts):
  * AES-256-CTR, then HMAC-SHA256 over the result (encrypt-then-MAC), under keys derived with
  * HKDF-SHA256 from each of `COOKIE_KEYS` (own salt and info, so no other use of those keys shares
  * them). The first key seals; every key opens (rotation as for cookies).

@@ -47,12 +47,12 @@ const PAGE = {
 };
 
 /**
- * GET /auth/oauth2/authorize, checked before oidc-provider sees it (contract §5): errors shown on
- * the page (unknown client, not approved, unregistered redirect_uri, missing scope, missing PKCE
- * challenge of a public client) and errors redirected to the client (unknown scope ->
- * invalid_scope, scope not enabled on the client -> invalid_request). The request is then
- * normalised for the provider: response_type defaults to `code`, code_challenge_method to S256,
- * comma-separated scopes become space-separated.
+ * GET /auth/oauth2/authorize, checked before oidc-provider sees it (docs/client-developers.md
+ * "Errors a client sees"): errors shown on the page (unknown client, not approved, unregistered
+ * redirect_uri, missing scope, missing PKCE challenge of a public client) and errors redirected to
+ * the client (unknown scope -> invalid_scope, scope not enabled on the client -> invalid_request).
+ * The request is then normalised for the provider: response_type defaults to `code`,
+ * code_challenge_method to S256, comma-separated scopes become space-separated.
  */
 export function authorizationRequest(deps: AuthDeps) {
   const resources = protectedResources(deps.runtime.config.baseUrl);
@@ -79,7 +79,7 @@ export function authorizationRequest(deps: AuthDeps) {
     const codeChallenge = singleQueryValue(ctx, 'code_challenge');
     let requested = parseScopeParameter(singleQueryValue(ctx, 'scope'));
     // Without `scope`, a request for one of our resources asks for its metadata's scopes_supported
-    // that the client may have (contract §17: MCP clients take them from the metadata).
+    // that the client may have (MCP clients take them from the resource metadata).
     const resource = requestedResource(resources, ctx.query);
     if (requested.length === 0 && resource) {
       requested = resource.scopes.filter((scope) => client.scopes.includes(scope));

@@ -96,7 +96,7 @@ export const basicChallenge = (
   presented.basic ? { 'WWW-Authenticate': `Basic realm="${issuer}"` } : undefined;
 
 /**
- * The contract's client checks, in order: the client exists; a confidential client proves one of its
+ * The client checks, in order: the client exists; a confidential client proves one of its
  * active secrets (a public client presents none); the client may be used in its review state
  * (APPROVED; or a PENDING agent under AGENT_CLIENTS=review: client-review.ts) unless
  * `anyReviewStatus` (revoking tokens stays possible while a client is back in review).

@@ -26,7 +26,7 @@ export async function readClientRequest(
   return { body, params, presented: { ...presented, clientId: presented.clientId } };
 }
 
-/** What oidc-provider refused (its body and the error detail it recorded) as the contract's error. */
+/** What oidc-provider refused (its body and the error detail it recorded) as our documented error. */
 export function providerRefusal(
   ctx: Context,
   grantType: string | undefined,

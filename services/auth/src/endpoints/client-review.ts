@@ -4,9 +4,9 @@ import { agentUsable, isAgentRegistration } from '@sched/policy/agent-clients';
 
 /**
  * Why a client may not be used now, or null when it may. Clients registered in settings keep the
- * seed's rule (only APPROVED ones); agent clients follow AGENT_CLIENTS (contract §17): under
- * `review` a PENDING agent may be used within its scope ceiling; `off` refuses them all, as if
- * they did not exist.
+ * seed's rule (only APPROVED ones); agent clients follow AGENT_CLIENTS (docs/operators-agents.md):
+ * under `review` a PENDING agent may be used within its scope ceiling; `off` refuses them all, as
+ * if they did not exist.
  */
 export function reviewRefusal(
   client: Pick<OAuthClient, 'registration' | 'reviewStatus'>,

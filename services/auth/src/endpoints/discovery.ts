@@ -68,7 +68,7 @@ export function discoveryDocument(keys: SigningKeyRing) {
     document.response_types_supported = ['code'];
     document.response_modes_supported = ['query'];
     document.code_challenge_methods_supported = ['S256'];
-    // The authorization response carries `iss` (RFC 9207): clients may check it (contract §5, §17).
+    // The authorization response carries `iss` (RFC 9207): clients, agents above all, may check it.
     document.authorization_response_iss_parameter_supported = true;
     document.token_endpoint_auth_methods_supported = ['client_secret_basic', 'client_secret_post', 'none'];
     document.revocation_endpoint_auth_methods_supported = [

@@ -15,7 +15,7 @@ import { refuseOtherMethods } from './client-request.ts';
 import { tokenErrors } from './token-errors.ts';
 
 /**
- * POST /v2/auth/oauth2/introspect (RFC 7662, contract §13), answered here without oidc-provider
+ * POST /v2/auth/oauth2/introspect (RFC 7662), answered here without oidc-provider
  * (its introspection feature stays off): JSON or form bodies, client authentication by HTTP Basic
  * or in the body (client_secret_basic, client_secret_post).
  *

@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 
 /**
- * GET /.well-known/oauth-protected-resource[/mcp] (RFC 9728, contract §17): which authorization
+ * GET /.well-known/oauth-protected-resource[/mcp] (RFC 9728): which authorization
  * server issues tokens for the API and for its MCP server, the read scopes a client starts with
  * (writes come by step-up) and that tokens go in the Authorization header. Built from BASE_URL and
  * the issuer (APP_URL), never from the request; cacheable for an hour.

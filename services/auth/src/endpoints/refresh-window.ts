@@ -2,12 +2,12 @@ import type { RecordRef, RecordWrite, TokenPayload } from '@sched/db/token-store
 import { AnswerSeal } from './answer-seal.ts';
 
 /**
- * The refresh retry window (contract §13, `REFRESH_REUSE_INTERVAL`): when a refresh succeeds, its
- * answer is kept, encrypted, under the consumed refresh token's id for the window's length,
- * written in the same atomic store step that consumes the token. A retry by the same client
- * within the window (a lost response, or a concurrent request that lost the race) gets that
- * answer back instead of failing; another client, or a replay after the window, meets the reuse
- * detection as before.
+ * The refresh retry window (`REFRESH_REUSE_INTERVAL`, docs/decisions.md "Refresh retry window"):
+ * when a refresh succeeds, its answer is kept, encrypted, under the consumed refresh token's id for
+ * the window's length, written in the same atomic store step that consumes the token. A retry by
+ * the same client within the window (a lost response, or a concurrent request that lost the race)
+ * gets that answer back instead of failing; another client, or a replay after the window, meets the
+ * reuse detection as before.
  *
  * Encryption (answer-seal.ts): AES-256-CTR and HMAC-SHA256 under keys derived from `COOKIE_KEYS`,
  * the MAC binding the sealed answer to the refresh token and the client it answers, so it cannot
@@ -18,7 +18,7 @@ import { AnswerSeal } from './answer-seal.ts';
 /** Model of the kept answers in the token store; the id is the consumed refresh token's. */
 export const KEPT_ANSWER_MODEL = 'RefreshRetry';
 
-/** The token endpoint's success body (contract §6). */
+/** The token endpoint's success body. */
 export interface TokenAnswer {
   access_token: string;
   refresh_token: unknown;

@@ -1,9 +1,10 @@
 import { OAuthError } from '../errors.ts';
 
 /**
- * The token endpoint's errors with the contract's exact `error_description` (contract §6 table).
- * oidc-provider's own failures carry a generic description and the reason in `error_detail`;
- * `fromProviderFailure` maps them onto the same table.
+ * The token endpoint's errors with their fixed `error_description` (docs/client-developers.md
+ * "Errors a client sees": clients may test for the exact strings). oidc-provider's own failures
+ * carry a generic description and the reason in `error_detail`; `fromProviderFailure` maps them
+ * onto the same table.
  */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 
@@ -44,7 +45,7 @@ export interface ProviderFailure {
   detail: string | undefined;
 }
 
-/** One contract error for whatever oidc-provider refused, given the grant type of the request. */
+/** One documented error for whatever oidc-provider refused, given the grant type of the request. */
 export function fromProviderFailure(
   failure: ProviderFailure,
   grantType: string | undefined,

@@ -39,7 +39,7 @@ export interface TokenRequest {
   refreshToken: string | undefined;
   /** refresh_token grant: its record, read with the client's cache version (handed to the provider). */
   refreshRecord: TokenPayload | undefined;
-  /** The contract's success body, once there is one. */
+  /** The success body, once there is one. */
   answer: TokenAnswer | undefined;
   /** What the provider threw (not a refusal it rendered), rethrown after the store is settled. */
   thrown: { error: unknown } | undefined;
@@ -142,7 +142,7 @@ const countRequest: Step = ({ deps }, ctx, request) => {
 };
 
 /**
- * A refresh token already used, within the retry window (contract §13): the same client gets the
+ * A refresh token already used, within the retry window: the same client gets the
  * kept answer; another client's replay revokes the grant. Outside the window, or without a kept
  * answer, the provider's reuse detection decides. One extra store read, only for a used token.
  */
@@ -163,7 +163,7 @@ const answerRetry: Step = async ({ deps, window }, _ctx, request) => {
 /**
  * oidc-provider runs the grant on the parameters we read (a refresh keeps the scopes of the
  * original authorization: `scope` is not passed on), with the token writes deferred to `settle`.
- * Its success becomes the contract's body (`id_token` beside it when OpenID Connect issued one).
+ * Its success becomes our success body (`id_token` beside it when OpenID Connect issued one).
  */
 const runGrant: Step = async (_endpoint, ctx, request, provider) => {
   const dropScope = request.grantType === 'refresh_token' && request.params.scope !== undefined;

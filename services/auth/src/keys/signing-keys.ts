@@ -11,7 +11,7 @@ import type { VersionBumper } from '@sched/db/versions';
 import type { Knex } from 'knex';
 
 /**
- * ID-token signing keys in the database (contract §13). One active key signs; after a rotation the
+ * ID-token signing keys in the database, encrypted at rest. One active key signs; after a rotation the
  * previous one is `retiring`: it signs nothing more but stays in the JWKS until every ID token it
  * signed has expired (ID_TOKEN_TTL after it stopped signing, plus a margin for clock skew); the
  * next start-up or rotation after that deletes it, and every process drops it from its JWKS at

@@ -28,7 +28,7 @@ export interface AgentFacts {
 }
 
 /**
- * What the user learns about an agent before allowing it (contract §17): whether an administrator
+ * What the user learns about an agent before allowing it: whether an administrator
  * verified it, the host that vouches for its identity, where the answer goes, and a warning when
  * that is an app on this computer (anything running there could receive it).
  */

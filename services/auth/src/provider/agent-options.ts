@@ -5,7 +5,7 @@ import { createOutboundFetch } from '@sched/kit/outbound';
 import { isDocumentClientId, isLoopbackRedirect } from '@sched/policy/agent-clients';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 
-/** Documents are small (contract §17): 5 KB, 3 s, no redirects. */
+/** Documents are small: 5 KB, 3 s, no redirects (docs/operators-agents.md "Fetching documents"). */
 export const DOCUMENT_MAX_BYTES = 5000;
 const DOCUMENT_TIMEOUT_MS = 3000;
 /** Seconds a document is kept when its caching headers say less / more (oidc-provider's bounds). */
@@ -14,12 +14,12 @@ export const DOCUMENT_CACHE_SECONDS = { min: 60, max: 24 * 3600 };
 type Features = NonNullable<Configuration['features']>;
 
 /**
- * oidc-provider's parts of agent clients (contract §17): Client ID Metadata Documents fetched
- * through our outbound module (address rule unless OUTBOUND_PRIVATE_NETWORKS=allow, https only,
- * no redirects, 5 KB, 3 s; the library itself refuses a client_id other than the URL and
+ * oidc-provider's parts of agent clients (docs/operators-agents.md): Client ID Metadata Documents
+ * fetched through our outbound module (address rule unless OUTBOUND_PRIVATE_NETWORKS=allow, https
+ * only, no redirects, 5 KB, 3 s; the library itself refuses a client_id other than the URL and
  * secret-based auth methods, caches per HTTP caching headers within DOCUMENT_CACHE_SECONDS in an
- * LRU of 100 documents, and fetches once for concurrent first uses), and dynamic registration
- * when DCR_ENABLED. Both are off with AGENT_CLIENTS=off. Their review is agents/resolver.ts's.
+ * LRU of 100 documents, and fetches once for concurrent first uses), and dynamic registration when
+ * DCR_ENABLED. Both are off with AGENT_CLIENTS=off. Their review is agents/resolver.ts's.
  */
 export function agentProviderOptions(
   agents: Config['agents'],
@@ -51,7 +51,7 @@ export function agentProviderOptions(
       registration: {
         enabled: on && agents.dynamicRegistration,
         initialAccessToken: false,
-        // Identical registrations are answered with the same client (contract §17).
+        // Identical registrations are answered with the same client, not a new row each time.
         idFactory: registrationClientId,
         issueRegistrationAccessToken: false,
       },

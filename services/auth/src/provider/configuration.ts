@@ -19,7 +19,7 @@ const MINUTE = 60;
 const DAY = 24 * 60 * MINUTE;
 
 /**
- * Lifetimes (seconds). Codes live 60 seconds (contract); access and refresh tokens come from the
+ * Lifetimes (seconds). Codes live 60 seconds; access and refresh tokens come from the
  * config (ACCESS_TOKEN_TTL, default 30 minutes; REFRESH_TOKEN_TTL, default 30 days: each refresh
  * token lives that long from its issue, and every use rotates it).
  */
@@ -183,7 +183,7 @@ function placeholderSigningKeys(alg: SigningAlg): { keys: Array<Record<string, u
 /**
  * oidc-provider's own error rendering. Authorization errors it cannot redirect become our error page
  * (thrown, so render-errors.ts renders them like every other page error); on the JSON endpoints the
- * RFC 6749 body is kept for the endpoint wrappers to map onto the contract.
+ * RFC 6749 body is kept for the endpoint wrappers to map onto our documented errors.
  */
 async function renderError(ctx: KoaContextWithOIDC, out: { error: string; error_description?: string }) {
   const route = ctx.oidc?.route;

@@ -12,7 +12,7 @@ import { accumulatedScope, grantableScopes } from './step-up.ts';
 /**
  * Grants: one per authorization (never shared between authorizations of the same browser), with
  * `legacy` recorded when it is created, so tokens refreshed later keep the status their
- * authorization had (api-v2: tokens issued before a client's migration stay unchecked until the
+ * authorization had (tokens issued before a client's migration stay unchecked until the
  * user authorizes again).
  */
 type LegacyAwareGrant = Grant & { legacy?: boolean };

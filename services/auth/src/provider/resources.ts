@@ -15,11 +15,11 @@ type ResourceIndicators = NonNullable<NonNullable<Configuration['features']>['re
 const RESOURCE_SCOPES = [...SCOPES, ...LEGACY_SCOPES, NO_SCOPE_MARKER].join(' ');
 
 /**
- * RFC 8707 through oidc-provider's own feature (contract §17): `resource` may name the API
- * (`{BASE_URL}`) or the MCP server (`{BASE_URL}/mcp`), on authorization and token requests; any
+ * RFC 8707 through oidc-provider's own feature (docs/mcp.md "Audience"): `resource` may name the
+ * API (`{BASE_URL}`) or the MCP server (`{BASE_URL}/mcp`), on authorization and token requests; any
  * other value is `invalid_target`. The token records the resource as its audience (`aud` in the
- * opaque token's record, which the API checks). A request without `resource` gets a token
- * without audience, as before, usable at /v2 only. A refresh keeps the authorization's resource
+ * opaque token's record, which the API checks). A request without `resource` gets a token without
+ * audience, as before, usable at /v2 only. A refresh keeps the authorization's resource
  * (`useGrantedResource`).
  */
 export function resourceIndicators(baseUrl: string, accessTokenTtl: number): ResourceIndicators {

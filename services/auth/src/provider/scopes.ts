@@ -2,7 +2,7 @@ import { KNOWN_SCOPES } from '@sched/policy/scopes';
 
 /**
  * oidc-provider refuses to complete an authorization that grants no scope at all, but a legacy
- * client may ask for none (contract §7: its token carries the scopes it asked for, possibly none).
+ * client may ask for none (its token carries the scopes it asked for, possibly none).
  * Such a request carries this internal value through the provider instead; it is removed from
  * everything anyone sees: the token response, the access-token record the resource API reads, the
  * consent page and the metadata document.

@@ -16,11 +16,11 @@ export interface StepUpRequest {
 }
 
 /**
- * Step-up (contract §17): an authorization that names a resource (MCP clients and other agents
- * always do) asks for what the current call needs, and its token carries the scopes the user
- * allowed this client before as well as the new ones. Returns the widened `scope` parameter, or
- * the request's own when nothing is added or no resource is named. Only scopes still registered
- * on the client and still grantable by the user are carried over.
+ * Step-up (docs/mcp.md "Scopes and step-up"): an authorization that names a resource (MCP clients
+ * and other agents always do) asks for what the current call needs, and its token carries the
+ * scopes the user allowed this client before as well as the new ones. Returns the widened `scope`
+ * parameter, or the request's own when nothing is added or no resource is named. Only scopes still
+ * registered on the client and still grantable by the user are carried over.
  */
 export async function accumulatedScope(knex: Knex, request: StepUpRequest): Promise<string> {
   const requested = typeof request.params['scope'] === 'string' ? request.params['scope'] : '';

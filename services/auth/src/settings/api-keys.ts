@@ -13,7 +13,7 @@ import { keepForReveal, takeReveal } from '../web/reveal.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**
- * API keys (contract §4, §12): the list of `GET /v2/api-keys` (hint, created, last used), create
+ * API keys: the list of `GET /v2/api-keys` (hint, created, last used), create
  * (the key is shown once, through the same one-time reveal as a new client secret) and revoke,
  * with the same data functions as the API. Unverified accounts cannot create keys (403,
  * `Verify your e-mail address first`, the API's rule and message). Creations count against the

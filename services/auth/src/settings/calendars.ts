@@ -15,10 +15,11 @@ import { type CalDavValues, calendarsPage, conflictField, DESTINATION_FIELD } fr
 import { PROVIDER_NAMES } from '../calendars/provider-names.ts';
 
 /**
- * Calendars (contract §16): the user's connections with their status and last write error, the
- * calendars checked for conflicts and the destination, Reconnect, Disconnect, the CalDAV form and
- * the Google / Microsoft buttons (when configured). Every change goes through the calendar
- * library's service, the same functions as `/v2/calendars`; no credential is ever rendered.
+ * Calendars (docs/calendars.md "For users"): the user's connections with their status and last
+ * write error, the calendars checked for conflicts and the destination, Reconnect, Disconnect, the
+ * CalDAV form and the Google / Microsoft buttons (when configured). Every change goes through the
+ * calendar library's service, the same functions as `/v2/calendars`; no credential is ever
+ * rendered.
  */
 
 const NOTICES: Record<string, string> = {

@@ -109,7 +109,7 @@ async function createView(
   };
 }
 
-/** An unverified account cannot register clients (contract §12): the form says so up front. */
+/** An unverified account cannot register clients (the API answers 403): the form says so up front. */
 const unverified = (signedIn: SignedIn): FieldErrors | undefined =>
   signedIn.user.emailVerifiedAt ? undefined : { form: `${VERIFY_FIRST_MESSAGE}.` };
 

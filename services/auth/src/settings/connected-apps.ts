@@ -10,7 +10,7 @@ import { sendSettingsPage, shell } from '../web/shell.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**
- * Connected apps (contract §12): the list of `GET /v2/me/connected-apps` and its Revoke (`DELETE
+ * Connected apps: the list of `GET /v2/me/connected-apps` and its Revoke (`DELETE
  * /v2/me/connected-apps/{clientId}`), through the same `@sched/clients/connected-apps` calls: every
  * token of the user for the app ends, and the next authorization asks for consent again.
  */

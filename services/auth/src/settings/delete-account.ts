@@ -10,7 +10,7 @@ import { sendSettingsPage, shell } from '../web/shell.ts';
 import { endSession, type SignedIn } from '../web/session.ts';
 
 /**
- * Account deletion from the settings (contract §12: "password re-entered on the page"): the same
+ * Account deletion from the settings (the password is re-entered on the page): the same
  * `@sched/clients/account-deletion` call as `DELETE /v2/me`. The page warns what goes and, before
  * anything is typed, names the organizations and teams the user is the last owner of. The password
  * is checked like a sign-in (failures count towards the sign-in locks). After the deletion this

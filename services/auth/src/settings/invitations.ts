@@ -15,10 +15,10 @@ import { sendSettingsPage, shell } from '../web/shell.ts';
 import { requireSignIn, type SignedIn } from '../web/session.ts';
 
 /**
- * The invitee's invitations (contract: "`accepted` is changed only by the invitee ... The same in
- * the settings pages"): the list of `GET /v2/me/invitations` with Accept and Decline, through the
- * same `@sched/memberships` calls as the API, so who sees what (an invitation to an address only
- * once it is verified), the answers' rules and their messages are the API's.
+ * The invitee's invitations (only the invitee accepts or declines, here as in the API): the list of
+ * `GET /v2/me/invitations` with Accept and Decline, through the same `@sched/memberships` calls as
+ * the API, so who sees what (an invitation to an address only once it is verified), the answers'
+ * rules and their messages are the API's.
  */
 
 /** Fixed notices after an answer (the query names one; nothing user-supplied is shown). */

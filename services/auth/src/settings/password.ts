@@ -11,7 +11,7 @@ import { sendSettingsPage, shell } from '../web/shell.ts';
 import { type SignedIn, startSession } from '../web/session.ts';
 
 /**
- * Password change (contract §12: "current password required; ends the account's other sessions").
+ * Password change: the current password is required, and the change ends the account's other sessions.
  * The current password is checked like a sign-in (`checkSignIn`: wrong attempts count towards the
  * account's and the address's sign-in locks, so a borrowed session cannot guess it); the new one
  * follows the sign-up rule. Then every browser session of the account ends (the authorization

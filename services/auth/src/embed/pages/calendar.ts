@@ -40,7 +40,7 @@ ${calDavFields(view.caldav, Boolean(view.caldavError))}
 }
 
 /**
- * The onboarding calendar step (contract §16): connect CalDAV here, or Google / Microsoft in a new
+ * The onboarding calendar step: connect CalDAV here, or Google / Microsoft in a new
  * window (providers refuse to be framed), then Continue to consent. Works without JavaScript: the
  * provider window ends on a page saying to come back, and Refresh shows the new connection.
  * Continue comes first in the form (Enter submits it); the stylesheet shows Skip on the left.
