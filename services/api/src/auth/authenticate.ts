@@ -35,8 +35,8 @@ const TOUCH_INTERVAL_MS = 60_000;
  *   the client's active secrets.
  * Missing credential: 401 `WWW-Authenticate: Bearer`; bad, expired or revoked one: 401
  * `WWW-Authenticate: Bearer error="invalid_token"` (app.ts adds `resource_metadata`).
- * `resource`: which audience an OAuth token must carry (contract §17): `api` (/v2) takes tokens of
- * audience BASE_URL or none; `mcp` only tokens of audience BASE_URL/mcp, and no API keys.
+ * `resource`: which audience an OAuth token must carry (docs/mcp.md "Audience"): `api` (/v2) takes
+ * tokens of audience BASE_URL or none; `mcp` only tokens of audience BASE_URL/mcp, and no API keys.
  */
 export function authenticate(
   ctx: Context,

@@ -9,8 +9,8 @@ import { UNKNOWN_VERSION } from '@sched/kit/versioned-cache';
 import type { Target } from './target.ts';
 
 /**
- * What the credential may reach, before looking at the inputs: the token's scopes (contract §3
- * messages, `WWW-Authenticate: Bearer error="insufficient_scope"`) and API-key-only routes.
+ * What the credential may reach, before looking at the inputs: the token's scopes (403 with
+ * `WWW-Authenticate: Bearer error="insufficient_scope"`) and API-key-only routes.
  * Admin routes also need `requireServiceAdmin`.
  */
 export function authorizeCredential(route: AnyRoute, caller: Caller | undefined): void {

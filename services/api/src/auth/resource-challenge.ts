@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 /**
  * Every 401 and 403 Bearer challenge of /v2 and /mcp names the resource's metadata (RFC 9728
  * section 5.1: `resource_metadata="<url>"`), so a client that only knows the URL it called can
- * find the authorization server and the scopes (MCP authorization, contract §17). The errors
+ * find the authorization server and the scopes (MCP authorization, docs/mcp.md). The errors
  * themselves say only what went wrong (`error=`, `scope=`); the resource is known here, by path.
  */
 export function resourceMetadataChallenge(resources: Record<ResourceName, ProtectedResource>) {

@@ -24,7 +24,7 @@ import {
 
 const inUse = (field: string) => [{ field, message: 'already in use' }];
 
-/** Duplicates by `kind.field`; the contract answers a duplicate role name with a 400. */
+/** Duplicates by `kind.field`; a duplicate role name is a 400 (bad input, not a conflict of state). */
 const DUPLICATES: Partial<Record<string, () => AppError>> = {
   'user.email': () => new ConflictError('A user with this email already exists', inUse('email')),
   'user.username': () => new ConflictError('This username is taken', inUse('username')),
@@ -53,7 +53,7 @@ const NOUNS: Record<RecordKind, string> = {
   calendar: 'Calendar',
 };
 
-/** The contract's outage answer (§13): 503 `ServiceUnavailable` with `Retry-After`, nothing about which back end. */
+/** The outage answer: 503 `ServiceUnavailable` with `Retry-After`, nothing about which back end. */
 export const OUTAGE_MESSAGE = 'The service is temporarily unavailable. Try again in a few seconds.';
 
 export function dataErrorToAppError(error: unknown): AppError | undefined {

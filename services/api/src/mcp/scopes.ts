@@ -6,8 +6,8 @@ import type { Tool } from './tools.ts';
 /**
  * The scopes a tool needs that the caller's token lacks. Over MCP a tool's declared scope binds
  * every token: also on routes that are public over /v2 (create, reschedule and cancel need
- * BOOKING_WRITE, contract §17) and for legacy clients. A tool whose route names no scope (slots)
- * needs only a valid /mcp token.
+ * BOOKING_WRITE, docs/mcp.md "Tools") and for legacy clients. A tool whose route names no scope
+ * (slots) needs only a valid /mcp token.
  */
 export function missingToolScopes(tool: Tool, caller: UserCaller): string[] {
   if (tool.scope == null || caller.kind !== 'oauth') return [];

@@ -2,7 +2,7 @@ import type { ApiKeySummary } from '@sched/db/queries/api-keys';
 import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
-/** Contract §4: `{id, hint, createdAt, lastUsedAt}`; the plain key is never shown again. */
+/** An API key as listed: `{id, hint, createdAt, lastUsedAt}`; the plain key is never shown again. */
 export function presentApiKey(key: ApiKeySummary) {
   return {
     id: key.id,

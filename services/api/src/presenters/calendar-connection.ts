@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
 /**
- * Contract §16: a calendar connection and its calendars. Built by the calendar service's
- * `presentConnection` (shared with the settings pages); this is its declared shape.
- * No credential is ever part of it.
+ * A calendar connection and its calendars. Built by the calendar service's `presentConnection`
+ * (shared with the settings pages); this is its declared shape. No credential is ever part of it.
  */
 export const calendarConnectionOutput = named(
   'CalendarConnection',

@@ -2,7 +2,7 @@ import type { ConnectedApp } from '@sched/clients/connected-apps';
 import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
-/** Contract §12: `{clientId, name, logo, websiteUrl, scopes, grantedAt, lastUsedAt}`. */
+/** A connected app: `{clientId, name, logo, websiteUrl, scopes, grantedAt, lastUsedAt}`. */
 export function presentConnectedApp(app: ConnectedApp) {
   return {
     clientId: app.clientId,

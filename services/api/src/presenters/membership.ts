@@ -31,7 +31,7 @@ function parentId(membership: Membership): number {
 }
 
 /**
- * api-v2 Membership + `customRoleId`. For an organization membership `teamId` carries the
+ * The v2 API's Membership + `customRoleId`. For an organization membership `teamId` carries the
  * organization id (docs/schema.md: as cal.com, where an organization is a team). `userId` is null
  * while the membership is an invitation to an e-mail address.
  */

@@ -2,7 +2,7 @@ import type { Role } from '@sched/db/queries/roles';
 import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
-/** Contract §8 role. */
+/** A role as the API shows it. */
 export function presentRole(role: Role) {
   return {
     id: role.id,

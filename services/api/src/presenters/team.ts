@@ -13,7 +13,7 @@ export const teamOutput = named(
   { id: 12, name: 'Sales', slug: 'sales', organizationId: 7 },
 );
 
-/** Contract §8 organization. */
+/** An organization as the API shows it. */
 export function presentOrganization(organization: Organization) {
   return {
     id: organization.id,

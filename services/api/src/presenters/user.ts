@@ -45,7 +45,7 @@ export const userExample = {
 
 export const userOutput = named('User', z.object(userFields), userExample);
 
-/** GET /v2/me (contract §8). */
+/** GET /v2/me. */
 export function presentMe(user: User, organizationId: number | null, bookingLimits: BookingLimits) {
   return {
     ...presentUser(user),

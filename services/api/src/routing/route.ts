@@ -104,7 +104,7 @@ export interface RouteResponse<R> {
   schema?: z.ZodType<R>;
   /** The envelope's `pagination` member (cursor-paged lists), beside `data`; named too. */
   pagination?: z.ZodType;
-  /** Name of the success envelope's schema when the specification gives one (else `<Data>Response`). */
+  /** Name of the success envelope's schema when the v2 API names one (else `<Data>Response`). */
   name?: string;
   /** When the route answers them, the other error statuses it can give, with what they mean. */
   errors?: Readonly<Partial<Record<DeclaredErrorStatus, string>>>;

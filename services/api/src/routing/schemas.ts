@@ -24,7 +24,7 @@ const count = (fallback: number, max: number) =>
 
 export const MAX_TAKE = 250;
 
-/** `?skip=&take=` (contract §8: default 0 and 250; take at most 250). */
+/** `?skip=&take=`: default 0 and 250; take at most 250. */
 export const pagination = z.strictObject({
   skip: count(0, 1_000_000_000).meta({ description: 'items to skip (default 0)' }),
   take: count(MAX_TAKE, MAX_TAKE).meta({ description: `items to return (default and at most ${MAX_TAKE})` }),

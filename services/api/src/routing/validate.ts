@@ -16,9 +16,9 @@ function fail(part: Part, details: FieldIssue[]): never {
 }
 
 /**
- * Parses one part of the request; failures list every failing field for the 400's details.
- * Without a schema the part must be empty: an endpoint that takes no query parameters or body
- * refuses them rather than ignoring them (unknown fields are 400, contract §3).
+ * Parses one part of the request; failures list every failing field for the 400's details. Without
+ * a schema the part must be empty: an endpoint that takes no query parameters or body refuses them
+ * rather than ignoring them (unknown fields are 400, so a typo is never silently dropped).
  */
 export function validatePart<T>(schema: z.ZodType<T> | undefined, value: unknown, part: Part): T {
   if (!schema) {

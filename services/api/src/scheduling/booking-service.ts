@@ -28,7 +28,7 @@ import { eventTypeFrame, hostFrame, hostWindows } from './frames.ts';
 
 const MINUTE = 60_000;
 
-/** 409 messages fixed by the contract (§8). */
+/** 409 messages clients test for: keep them exactly (docs/scheduling.md "Enforcement"). */
 export const SLOT_UNAVAILABLE = 'slot_unavailable';
 export const BOOKING_LIMIT_REACHED = 'booking_limit_reached';
 

@@ -44,7 +44,7 @@ export const eventTypeOutput = named(
   },
 );
 
-/** Event type output (contract §8): personal ones have ownerId, team ones teamId and hostUserIds. */
+/** Event type output: personal ones have ownerId, team ones teamId and hostUserIds. */
 export const presentEventType = (eventType: EventType): z.output<typeof eventTypeOutput> => ({
   id: eventType.id,
   title: eventType.title,
@@ -133,7 +133,7 @@ export const bookingOutput = named(
   },
 );
 
-/** Booking output (contract §8): {id, uid, eventTypeId, start, end, status, hosts, attendees, ...}. */
+/** Booking output: {id, uid, eventTypeId, start, end, status, hosts, attendees, ...}. */
 export const presentBooking = (
   booking: Booking,
   host: HostProfile | undefined,

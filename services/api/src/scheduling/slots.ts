@@ -56,7 +56,7 @@ function inFullPeriod(
  * Queries: hosts, profiles, limits, busy times, and one count statement per level; each count is
  * an index range scan per period, so the cost does not grow with the hosts' history. With
  * `calendars`, the busy times of the hosts' connected calendars (checked for conflicts) also
- * take slots away (contract §16); they are read while the counts run.
+ * take slots away (docs/calendars.md); they are read while the counts run.
  */
 export async function computeSlots(
   knex: Knex,

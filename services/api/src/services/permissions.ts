@@ -4,8 +4,8 @@ import { grantRefusalMessage, heldPermissions, permissionsNotHeld } from '@sched
 import type { AccessContext } from '../routing/caller.ts';
 
 /**
- * Validates role permissions with `@sched/policy/permissions`; the first invalid one is a 400
- * whose message is the contract's exact text. Returns them de-duplicated.
+ * Validates role permissions with `@sched/policy/permissions`; the first invalid one is a 400 with
+ * the catalogue's fixed message. Returns them de-duplicated.
  */
 export function requireValidPermissions(
   values: readonly string[],
@@ -22,12 +22,12 @@ export function requireValidPermissions(
 }
 
 /**
- * PBAC cannot be escalated (contract §11): the caller must hold every one of `permissions` in the
- * organization or team `access` was decided on (organization- or team-level routes alike), else
- * 403 `You cannot grant permissions you do not hold: <those not held, in order>`. Uses the
- * membership facts already on `access`: no I/O. For a role's permissions (create, PATCH, add,
- * replace) and for a custom role assigned to a membership (`customRoleId`: pass that role's
- * permissions); `requireManageable` for a role being changed or deleted.
+ * PBAC cannot be escalated: the caller must hold every one of `permissions` in the organization or
+ * team `access` was decided on (organization- or team-level routes alike), else 403 `You cannot
+ * grant permissions you do not hold: <those not held, in order>`. Uses the membership facts already
+ * on `access`: no I/O. For a role's permissions (create, PATCH, add, replace) and for a custom role
+ * assigned to a membership (`customRoleId`: pass that role's permissions); `requireManageable` for
+ * a role being changed or deleted.
  */
 export function requireGrantable(access: AccessContext, permissions: readonly string[]): void {
   const { organization, team } = access;

@@ -7,9 +7,9 @@ import { defineRoute } from '../../routing/route.ts';
 import { named } from '../../openapi/named.ts';
 
 /**
- * Resource servers (contract §13): services that check tokens at
- * `POST /v2/auth/oauth2/introspect` and may introspect any token, not only their own like an OAuth
- * client. The secret is shown once, in the answer of the POST; only its SHA-256 is stored.
+ * Resource servers: services that check tokens at `POST /v2/auth/oauth2/introspect` and may
+ * introspect any token, not only their own like an OAuth client. The secret is shown once, in the
+ * answer of the POST; only its SHA-256 is stored.
  */
 
 const INTROSPECTION =

@@ -5,7 +5,7 @@ import { deleteCalendarConnectionRoute } from './delete-calendar-connection.ts';
 import { listCalendarsRoute } from './list-calendars.ts';
 import { updateCalendarsRoute } from './update-calendars.ts';
 
-/** Contract §16: calendar connections. busy-times before /:connectionId so it is not taken for an id. */
+/** Calendar connections. busy-times before /:connectionId so it is not taken for an id. */
 export const calendarRoutes: readonly AnyRoute[] = [
   listCalendarsRoute,
   busyTimesRoute,

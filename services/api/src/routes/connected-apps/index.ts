@@ -8,8 +8,8 @@ import { defineRoute } from '../../routing/route.ts';
 
 const TAGS = ['Connected apps'];
 
-// No scope: a third-party app can neither list the user's other apps nor disconnect one (contract
-// §12, "neither endpoint is reachable with OAuth tokens"): OAuth tokens get 403.
+// No scope: a third-party app can neither list the user's other apps nor disconnect one: OAuth
+// tokens get 403.
 
 export const listConnectedAppsRoute = defineRoute({
   method: 'GET',

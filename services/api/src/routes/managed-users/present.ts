@@ -7,9 +7,9 @@ const isLocale = (value: string): value is (typeof LOCALES)[number] =>
   (LOCALES as readonly string[]).includes(value);
 
 /**
- * ManagedUserOutput exactly as api-v2.md's field table says: the required fields always present
- * (null where nullable), `locale` only when it is one of the enum's values (not required),
- * `avatarUrl` (nullable) and `metadata` (an object, never null) always sent.
+ * ManagedUserOutput with exactly the v2 API's fields: the required fields always present (null
+ * where nullable), `locale` only when it is one of the enum's values (not required), `avatarUrl`
+ * (nullable) and `metadata` (an object, never null) always sent.
  */
 export function presentManagedUser(user: User) {
   return {

@@ -15,9 +15,9 @@ import { managedUserOutput, presentManagedUser } from './present.ts';
 import { named } from '../../openapi/named.ts';
 
 /**
- * The deprecated managed-user family (api-v2 "Versioning" 2): authenticated by `x-svc-secret-key`
- * against the active secrets of `:clientId`; a user of another client is 404. Every success carries
- * `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
+ * The deprecated managed-user family (docs/oauth-clients.md "Managed users"): authenticated by
+ * `x-svc-secret-key` against the active secrets of `:clientId`; a user of another client is 404.
+ * Every success carries `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
  */
 export const DEPRECATED_SINCE = new Date(Date.UTC(2026, 0, 1));
 export const SUNSET_AT = new Date(Date.UTC(2027, 5, 30, 23, 59, 59));
@@ -75,7 +75,7 @@ function defined<T extends Record<string, unknown>>(input: T): { [K in keyof T]?
   };
 }
 
-/** api-v2 names the envelope of one managed user GetManagedUserOutput. */
+/** The v2 API names the envelope of one managed user GetManagedUserOutput. */
 const envelope = (description: string) => ({
   status: 200,
   description,

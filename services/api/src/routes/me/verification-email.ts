@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { named } from '../../openapi/named.ts';
 import { defineRoute } from '../../routing/route.ts';
 
-// No scope: with any OAuth token (a legacy client's included) this is a 403 (contract §3), so a
-// third-party app cannot make the service mail its users.
+// No scope: with any OAuth token (a legacy client's included) this is a 403, so a third-party app
+// cannot make the service mail its users.
 export const sendVerificationEmailRoute = defineRoute({
   method: 'POST',
   path: '/me/verification-email',

@@ -4,9 +4,9 @@ import { UnauthorizedError } from '@sched/kit/errors';
 import type { Runtime } from '@sched/runtime/runtime';
 
 /**
- * Creating OAuth clients and API keys needs a verified e-mail address (contract §12): 403
- * `Verify your e-mail address first` otherwise. Read from the database, not a cache, so a link
- * opened a moment ago counts at once.
+ * Creating OAuth clients and API keys needs a verified e-mail address: 403 `Verify your e-mail
+ * address first` otherwise. Read from the database, not a cache, so a link opened a moment ago
+ * counts at once.
  */
 export async function requireVerifiedEmail(deps: Pick<Runtime, 'stores'>, userId: number): Promise<void> {
   const user = await findUserById(deps.stores.db.knex, userId);

@@ -74,8 +74,8 @@ export const MEMBERSHIP_FAMILIES: readonly MembershipFamily[] = [
 
 /**
  * The role (or PBAC permission) a membership route needs: reading, `family.readRole`; changing, an
- * admin (api-v2: DELETE of a team membership: team admin; a member leaving is the exception,
- * decided by the service).
+ * admin (DELETE of a team membership: team admin; a member leaving is the exception, decided by the
+ * service).
  */
 export const access = (
   family: MembershipFamily,

@@ -20,7 +20,7 @@ export const roleName = text(100)
   .meta({
     description: `unique in the organization ignoring case; ${reservedRoleNameMessage}`,
   });
-/** Permission strings; each checked against the catalogue (exact contract message) by the handler. */
+/** Permission strings; each checked against the catalogue (fixed 400 message) by the handler. */
 export const permissionList = z.array(z.string().max(100)).max(100);
 
 /** The rule every route that puts permissions on a role follows, for its OpenAPI description. */

@@ -13,7 +13,7 @@ import { bookingLimitsInput } from './schemas.ts';
 
 const TAGS = ['Booking limits'];
 
-/** api-v2: booking limits are for users who belong to an organization; others get 403. */
+/** Booking limits are for users who belong to an organization; others get 403. */
 async function requireOrganizationMember(knex: Knex, userId: number): Promise<void> {
   if (!(await isOrganizationMember(knex, userId))) {
     throw new ForbiddenError('Booking limits are only available to members of an organization');

@@ -24,8 +24,8 @@ import type { RouteRateLimit } from '../../routing/route.ts';
 import { actorRoleOf, enforce, parentOf } from './context.ts';
 
 /**
- * Who may be added to an organization or team, and how (contract: "Memberships, invitations and
- * roles"). Nobody is made a member without consent: an organization or standalone team invites
+ * Who may be added to an organization or team, and how (docs/decisions.md "Memberships with
+ * consent"). Nobody is made a member without consent: an organization or standalone team invites
  * (pending until the invitee accepts); only a team of an organization adds the organization's
  * accepted members directly. Nobody learns about an account they do not already share an
  * organization or team with: ids of strangers are "not found" whether they exist or not, and an
