@@ -169,9 +169,9 @@ export async function readCookieKeys(dataDir: string): Promise<string[] | undefi
 }
 
 /**
- * ENCRYPTION_KEY for the all-in-one process when none is set (contract §16): generated once and
- * kept in DATA_DIR/secrets.json beside the cookie keys, so calendar credentials stay readable
- * across restarts and the data folder's backup (cli backup) carries it.
+ * ENCRYPTION_KEY for the all-in-one process when none is set (docs/calendars.md "For operators"):
+ * generated once and kept in DATA_DIR/secrets.json beside the cookie keys, so calendar credentials
+ * stay readable across restarts and the data folder's backup (cli backup) carries it.
  */
 export async function loadOrCreateEncryptionKey(dataDir: string): Promise<string> {
   const file = join(dataDir, 'secrets.json');
