@@ -16,10 +16,10 @@ export interface EndedEverything {
 /**
  * Everything an account can be used with, ended at once: every remembered consent, OAuth grant and
  * token of every client (the token store's owner index: `revokeByUser`), every API key, every
- * browser session (`revokeSessionsOfUser`). The one path for a completed password reset (contract:
- * "ends every session, revokes every API key and every OAuth grant"), a disabled or deleted
- * account. Every API process refuses the tokens and keys on its next request: the token records
- * are gone, and revoking the keys bumps the `user:<id>` version.
+ * browser session (`revokeSessionsOfUser`). The one path for a completed password reset (it ends
+ * every session, revokes every API key and every OAuth grant), a disabled or deleted account. Every
+ * API process refuses the tokens and keys on its next request: the token records are gone, and
+ * revoking the keys bumps the `user:<id>` version.
  */
 export async function endEverythingOf(
   deps: Pick<AccountDeps, 'stores'>,

@@ -15,10 +15,10 @@ import { type EndedEverything, endEverythingOf } from './end-everything.ts';
 import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
 
 /**
- * Password resets (contract §12 "Forgot password?"). A link works once, for 30 minutes; a new
- * link voids the older ones; only the token's SHA-256 is stored. Completing one sets the password,
- * marks the address verified and ends everything the account could be used with: it is how the
- * owner of an address takes back an account someone else registered with it.
+ * Password resets ("Forgot password?"). A link works once, for 30 minutes; a new link voids the
+ * older ones; only the token's SHA-256 is stored. Completing one sets the password, marks the
+ * address verified and ends everything the account could be used with: it is how the owner of an
+ * address takes back an account someone else registered with it.
  */
 export const PASSWORD_RESET_TTL_SECONDS = 30 * 60;
 

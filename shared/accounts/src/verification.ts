@@ -9,7 +9,7 @@ import type { AccountDeps } from './deps.ts';
 import { ACCOUNT_PATHS, tokenLink } from './paths.ts';
 
 /**
- * E-mail verification (contract §12). The link carries a random 256-bit token; the table
+ * E-mail verification. The link carries a random 256-bit token; the table
  * `email_verification_tokens` keeps only its SHA-256 for 24 hours; using it is single use, and a
  * new link voids the older ones. Used by the sign-up pages, `POST /v2/me/verification-email` and
  * the settings account page's resend button.

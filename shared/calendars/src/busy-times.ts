@@ -10,7 +10,7 @@ import type { Knex } from 'knex';
 import { type CalendarConnector, CredentialsRefusedError, ProviderUnavailableError } from './connector.ts';
 
 /**
- * Busy times of connected calendars for availability (contract §16 "Freshness and failure"):
+ * Busy times of connected calendars for availability (docs/calendars.md "For operators"):
  * - cached per connection for at most 60 s, keyed by the connection's `busyVersion`, which every
  *   booking change of the host bumps in its own transaction: our own writes invalidate the entry
  *   by the write itself, on every replica, with nobody having to remember to;

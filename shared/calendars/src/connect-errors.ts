@@ -6,9 +6,8 @@ import { type AppError, BadRequestError, InternalError } from '@sched/kit/errors
 
 /**
  * What connecting a calendar can run into, as the API and the pages (settings, onboarding step)
- * answer it (contract §16): the user's input leads nowhere, so 400 with a message the form can
- * show as is. No provider detail is passed on
- * beyond these fixed sentences.
+ * answer it (docs/calendars.md "Decisions"): the user's input leads nowhere, so 400 with a message
+ * the form can show as is. No provider detail is passed on beyond these fixed sentences.
  */
 export function calendarErrorToAppError(error: unknown): AppError | undefined {
   if (error instanceof CredentialsRefusedError) {

@@ -2,9 +2,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import type { ConnectionCredentials } from './connector.ts';
 
 /**
- * Calendar credentials at rest (contract §16): AES-256-GCM under a key derived from ENCRYPTION_KEY,
- * a fresh 96-bit nonce per seal. Stored form `v1.<nonce>.<ciphertext>.<tag>` (base64url), so a
- * database dump alone reveals no password or token, and a tampered value fails to open.
+ * Calendar credentials at rest: AES-256-GCM under a key derived from ENCRYPTION_KEY, a fresh 96-bit
+ * nonce per seal. Stored form `v1.<nonce>.<ciphertext>.<tag>` (base64url), so a database dump alone
+ * reveals no password or token, and a tampered value fails to open.
  */
 const VERSION = 'v1';
 

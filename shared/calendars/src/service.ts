@@ -90,7 +90,7 @@ export interface CalendarServiceDeps {
 
 /**
  * The one service behind the calendar API routes, the settings page and the onboarding step
- * (contract §16), plus what availability and the write queue need: busy times and connectors.
+ * (docs/calendars.md), plus what availability and the write queue need: busy times and connectors.
  */
 export interface CalendarService {
   /** Discovers and verifies a CalDAV account, then saves it (or refreshes it when already connected). */

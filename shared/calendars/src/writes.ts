@@ -21,10 +21,10 @@ import { type CalendarEventDraft, CredentialsRefusedError } from './connector.ts
 import type { CalendarService } from './service.ts';
 
 /**
- * Carries out one queued calendar write (contract §16 "Writing"): a booking becomes an event in
- * the host's destination calendar, a reschedule moves that event to the new booking's time, a
- * cancel deletes it. Throws when the provider fails (the worker retries with backoff); the
- * connection's `lastSyncError` says so until a later write to it succeeds.
+ * Carries out one queued calendar write: a booking becomes an event in the host's destination
+ * calendar, a reschedule moves that event to the new booking's time, a cancel deletes it. Throws
+ * when the provider fails (the worker retries with backoff); the connection's `lastSyncError` says
+ * so until a later write to it succeeds.
  */
 
 export interface CalendarWriteDeps {

@@ -9,14 +9,14 @@ import type { Runtime } from '@sched/runtime/runtime';
 import { endEverythingOf } from '@sched/accounts/end-everything';
 
 /**
- * Account deletion (contract §12), for `DELETE /v2/me` and the settings page alike. Refused with
- * 409 while the user is the last accepted OWNER of an organization or team (the message names
- * them). Otherwise the database part (`@sched/db/queries/account-deletion`: bookings they host
- * cancelled, the users row deleted, memberships, API keys, consents and their own OAuth clients
- * going with it by foreign key) commits first, then the token store follows: every OAuth grant and
- * token and every browser session of the account (`endEverythingOf`), and every token of the
- * clients that went with it (other users' authorizations of those clients). The account's calendar
- * connections go with the rows; their grants at Google are revoked as a disconnect revokes them.
+ * Account deletion, for `DELETE /v2/me` and the settings page alike. Refused with 409 while the
+ * user is the last accepted OWNER of an organization or team (the message names them). Otherwise
+ * the database part (`@sched/db/queries/account-deletion`: bookings they host cancelled, the users
+ * row deleted, memberships, API keys, consents and their own OAuth clients going with it by foreign
+ * key) commits first, then the token store follows: every OAuth grant and token and every browser
+ * session of the account (`endEverythingOf`), and every token of the clients that went with it
+ * (other users' authorizations of those clients). The account's calendar connections go with the
+ * rows; their grants at Google are revoked as a disconnect revokes them.
  */
 
 /** `organization "Acme"`, `team "Support"`. */

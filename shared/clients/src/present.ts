@@ -4,10 +4,10 @@ import { maskedHint } from '@sched/kit/secrets';
 import type { Knex } from 'knex';
 
 /**
- * An OAuth client as the API shows it (contract §8): the api-v2 fields (`permissions` = scopes,
- * `secret` = masked hint of the newest active secret, null for public clients and clients without
- * one) plus scopes, clientType, websiteUrl, purpose, reviewStatus, rejectionReason, isLegacy,
- * ownerUserId and updatedAt. The settings pages show the same view.
+ * An OAuth client as the API shows it (docs/oauth-clients.md "Output"): the v2 API's fields
+ * (`permissions` = scopes, `secret` = masked hint of the newest active secret, null for public
+ * clients and clients without one) plus scopes, clientType, websiteUrl, purpose, reviewStatus,
+ * rejectionReason, isLegacy, ownerUserId and updatedAt. The settings pages show the same view.
  */
 export function presentClient(client: OAuthClient, secretHint: string | null | undefined) {
   return {

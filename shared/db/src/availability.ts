@@ -1,9 +1,9 @@
 import { DataError } from './errors.ts';
 
 /**
- * Outages of the back ends (contract §13: "A back end that is down (Postgres, Redis) is a 503 ...
- * answered within one second (no waiting on retries), logged once per outage, not once per
- * request").
+ * Outages of the back ends (README "When Postgres or Redis is down"): a back end that is down is a
+ * 503 answered within one second (no waiting on retries), logged once per outage, not once per
+ * request.
  *
  * - The clients fail fast: Redis with its offline queue off (a command issued while disconnected
  *   is refused at once instead of waiting for a reconnect), Postgres with a short connect timeout

@@ -50,7 +50,7 @@ function clientOptions(connectTimeoutMs: number, connectionName: string | undefi
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 1,
     // Commands issued while disconnected fail at once instead of waiting in a queue for the
-    // reconnection (contract §13: an outage is a 503 within a second, not a wait on retries).
+    // reconnection (an outage is a 503 within a second, not a wait on retries).
     enableOfflineQueue: false,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 1000),
     // Off: ioredis's auto-pipeline keeps commands and replies alive across young-generation

@@ -52,7 +52,7 @@ const httpsOrLoopbackUrl = urlWithProtocols(['http:', 'https:']).transform((valu
   value.replace(/\/+$/, ''),
 );
 
-/** A calendar provider our server is the OAuth client of (contract §16). */
+/** A calendar provider our server is the OAuth client of. */
 export interface GoogleProviderConfig {
   clientId: string;
   clientSecret: string;
@@ -167,8 +167,8 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .optional(),
-  // Calendar providers (contract §16): offered when the client id and secret are set; endpoints
-  // default to the public ones (sovereign clouds and proxies override them).
+  // Calendar providers: offered when the client id and secret are set; endpoints default to the
+  // public ones (sovereign clouds and proxies override them).
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   GOOGLE_AUTH_URL: httpsOrLoopbackUrl.default('https://accounts.google.com/o/oauth2/v2/auth'),

@@ -4,7 +4,7 @@ export { StacklessError } from './stackless-error.ts';
 
 /**
  * One error class per kind. Handlers throw these; one renderer per service turns them into the
- * response (contract envelope on the API, RFC 6749 shape on OAuth endpoints).
+ * response (the API's error envelope, RFC 6749 shape on OAuth endpoints).
  *
  * An AppError is an answer (a 4xx, or the 500 that stands in for a fault), not a fault: it carries
  * no stack trace. Capturing one was the largest single cost of a refused request (a 404 or 401

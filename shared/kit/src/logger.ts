@@ -18,7 +18,7 @@ export const REDACTED_PATHS = [
   '*.token',
   '*.access_token',
   '*.refresh_token',
-  // Calendar connections (contract §16): no credential in any log line.
+  // Calendar connections: no credential in any log line.
   '*.credentials',
   '*.credentialsSealed',
   '*.accessToken',

@@ -1,5 +1,5 @@
 /**
- * The three forms of REDIS_URL (contract §15), read into what a client needs:
+ * The three forms of REDIS_URL (docs/redis.md "REDIS_URL"), read into what a client needs:
  *
  *   redis://[user:password@]host[:port][/db]            one node (rediss:// for TLS)
  *   redis+sentinel://[user:password@]host[:port],host[:port]/masterName[/db][?sentinelPassword=p]

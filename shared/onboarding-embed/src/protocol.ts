@@ -60,7 +60,7 @@ export function hostOrigin(host: string): string {
 
 /**
  * The URL of the embed entry page. Every value is percent-encoded with encodeURIComponent, so the
- * space-separated `scope` travels as %20 (as api-v2.md asks), never as `+`.
+ * space-separated `scope` travels as %20, never as `+`, which only form decoding reads as a space.
  */
 export function buildOnboardingUrl(input: OnboardingUrlInput): string {
   const params: Array<[string, string]> = [

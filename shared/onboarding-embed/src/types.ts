@@ -3,7 +3,7 @@ import type { OnboardingErrorCode, Theme } from './protocol.ts';
 
 export type { OnboardingErrorCode, Theme };
 
-/** What `onError` receives (contract section 10). */
+/** What `onError` receives (README "Errors"). */
 export interface OnboardingEmbedError {
   code: OnboardingErrorCode;
   message: string;
@@ -27,7 +27,7 @@ export interface OnboardingEmbedAuthorization {
   codeChallenge?: string;
 }
 
-/** What `onAuthorizationAllowed` receives. `code` is the contract's field; `state` and `iss` are extras. */
+/** What `onAuthorizationAllowed` receives. `code` is required; `state` and `iss` are extras. */
 export interface OnboardingEmbedAuthorizationResult {
   code: string;
   state: string;

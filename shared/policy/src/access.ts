@@ -1,4 +1,4 @@
-// Access decision for organization and team endpoints: roles (api-v2 "Roles" 3) and PBAC.
+// Access decision for organization and team endpoints: membership roles and PBAC.
 import { permissionGrants } from './permissions.ts';
 import { type Role, roleAtLeast } from './roles.ts';
 

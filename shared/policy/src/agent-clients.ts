@@ -1,5 +1,5 @@
 // Agent clients: AI agents and other clients that register themselves, by a Client ID Metadata
-// Document (client_id is its https URL) or dynamic registration (contract §17). Pure rules; the
+// Document (client_id is its https URL) or dynamic registration (docs/agents.md). Pure rules; the
 // authorization server applies them.
 import { SCOPES, USER_SCOPES } from './scopes.ts';
 

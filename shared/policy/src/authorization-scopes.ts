@@ -1,4 +1,4 @@
-// Validation of the `scope` requested at the authorization page (contract §5).
+// Validation of the `scope` requested at the authorization page.
 import { type Role, roleAtLeast } from './roles.ts';
 import { isKnownScope, isOidcScope, scopeSatisfies } from './scopes.ts';
 
@@ -13,11 +13,11 @@ export type AuthorizationScopeCheck =
 
 /**
  * `requested` is the output of `parseScopeParameter`. Legacy clients skip the "registered scopes"
- * check: the migration order (api-v2 "Versioning" 3) adds the scope parameter to the URL BEFORE
- * saving scopes in settings, so a legacy client may ask for scopes it has not registered yet.
- * A registered ORG_X also covers a request for TEAM_X (narrower than what was reviewed). The OIDC
- * scopes (`openid`, `profile`, `email`) are never part of that migration: every client, legacy
- * or not, must have them registered to ask for them.
+ * check: a legacy client's migration adds the scope parameter to the URL BEFORE saving scopes in
+ * settings, so a legacy client may ask for scopes it has not registered yet. A registered ORG_X
+ * also covers a request for TEAM_X (narrower than what was reviewed). The OIDC scopes (`openid`,
+ * `profile`, `email`) are never part of that migration: every client, legacy or not, must have them
+ * registered to ask for them.
  */
 export function checkAuthorizationScopes(input: {
   requested: readonly string[];
@@ -49,11 +49,11 @@ export const INSUFFICIENT_PERMISSIONS_DESCRIPTION =
   'The user has insufficient permissions to grant the requested scope';
 
 /**
- * The requested scopes this user cannot grant (api-v2 "user ... has insufficient permissions:
- * redirect with an error"). A grant can only hand over what the user could do: ORG_ scopes need an
- * organization membership; TEAM_ scopes need a team membership, or an organization ADMIN or OWNER
- * role (which reaches every team of the organization). User-level and legacy scopes need nothing.
- * Finer rules (which role, which permission) are the resource API's, per request.
+ * The requested scopes this user cannot grant (the flow redirects back with an error). A grant can
+ * only hand over what the user could do: ORG_ scopes need an organization membership; TEAM_ scopes
+ * need a team membership, or an organization ADMIN or OWNER role (which reaches every team of the
+ * organization). User-level and legacy scopes need nothing. Finer rules (which role, which
+ * permission) are the resource API's, per request.
  */
 export function scopesBeyondUser(requested: readonly string[], user: GrantingUser): string[] {
   const inOrganization = user.organizationRoles.length > 0;

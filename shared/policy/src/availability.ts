@@ -1,4 +1,4 @@
-// Weekly availability and slot math (contract §8 Schedule, Slots). Pure: no I/O, no clock.
+// Weekly availability and slot math (schedule, slots). Pure: no I/O, no clock.
 // Availability rules are wall-clock times in the schedule's time zone; windows and slots are
 // instants (epoch milliseconds), computed with Luxon so DST days come out right.
 import { DateTime } from 'luxon';
@@ -13,7 +13,7 @@ export interface AvailabilityRule {
   endTime: string;
 }
 
-/** The API's grouping (contract §8 PUT /v2/me/schedule). */
+/** The API's grouping (PUT /v2/me/schedule). */
 export interface AvailabilityGroup {
   days: WeekdayName[];
   startTime: string;

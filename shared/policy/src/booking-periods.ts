@@ -1,13 +1,13 @@
-// Booking-limit periods (api-v2 "User booking limits", "Booking-limit effect on availability",
-// contract §8): day, week, month and year in the host's time zone, weeks starting on the host's
-// weekStart, computed with Luxon so DST days are 23 or 25 hours long and midnights that do not
-// exist move to the first instant of the day. Pure: no I/O, no clock.
+// Booking-limit periods (docs/scheduling.md "Enforcement"): day, week, month and year in the host's
+// time zone, weeks starting on the host's weekStart, computed with Luxon so DST days are 23 or 25
+// hours long and midnights that do not exist move to the first instant of the day. Pure: no I/O, no
+// clock.
 import { DateTime, IANAZone } from 'luxon';
 
 export const BOOKING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export type BookingInterval = (typeof BOOKING_INTERVALS)[number];
 
-/** The API field of each interval (contract §8: perDay, perWeek, perMonth, perYear). */
+/** The API field of each interval: perDay, perWeek, perMonth, perYear. */
 export const LIMIT_FIELDS = {
   day: 'perDay',
   week: 'perWeek',

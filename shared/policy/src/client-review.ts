@@ -1,4 +1,4 @@
-// OAuth client review state machine (api-v2 "OAuth client review state" and "Legacy client").
+// OAuth client review state machine, legacy clients included (docs/oauth-clients.md "Review state machine").
 import { isLegacyScope, isLegacyScopeSet, isRegistrableScope, isScope, scopeLevel } from './scopes.ts';
 
 export const REVIEW_STATUSES = ['PENDING', 'APPROVED', 'REJECTED'] as const;

@@ -1,5 +1,6 @@
-// Role-assignment and member-removal rules (api-v2 "Roles" 1 and 2). Violations are 403s.
-// These run AFTER `decideAccess`: a PBAC permission opens the endpoint but never lifts these rules.
+// Role-assignment and member-removal rules (who may give which role, who may remove a team owner).
+// Violations are 403s. These run AFTER `decideAccess`: a PBAC permission opens the endpoint but
+// never lifts these rules.
 import type { MembershipFacts } from './access.ts';
 import { higherRole, type Role, roleAtLeast, roleRank } from './roles.ts';
 

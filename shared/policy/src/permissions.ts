@@ -1,4 +1,4 @@
-// PBAC permission catalogue and wildcard matching (contract §8 "Permissions").
+// PBAC permission catalogue and wildcard matching.
 
 export const PERMISSION_RESOURCES = [
   'role',
@@ -57,7 +57,7 @@ export type PermissionValidation =
   | { valid: true; permission: PermissionPattern }
   | { valid: false; message: string };
 
-/** One value; the message is the contract's exact 400 text. */
+/** One value; the message is the fixed 400 text. */
 export function validatePermission(value: unknown): PermissionValidation {
   return isValidPermission(value)
     ? { valid: true, permission: value }

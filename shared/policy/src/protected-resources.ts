@@ -1,4 +1,4 @@
-// The two protected resources of contract section 17 (RFC 8707 audiences, RFC 9728 metadata).
+// The two protected resources, the API and the MCP server (RFC 8707 audiences, RFC 9728 metadata).
 
 import type { Scope } from './scopes.ts';
 

@@ -1,6 +1,6 @@
-// PBAC cannot be escalated (contract §11): a caller may put on a custom role, or assign through
-// one, only permissions they hold themselves in that organization or team. Pure: the caller's
-// memberships come in, the permissions they hold and those they lack come out.
+// PBAC cannot be escalated: a caller may put on a custom role, or assign through one, only
+// permissions they hold themselves in that organization or team. Pure: the caller's memberships
+// come in, the permissions they hold and those they lack come out.
 import type { MembershipFacts } from './access.ts';
 import { PERMISSIONS, permissionGrants } from './permissions.ts';
 import { SYSTEM_ROLE_OF, SYSTEM_ROLE_PERMISSIONS } from './system-roles.ts';
@@ -59,6 +59,6 @@ export function permissionsNotHeld(held: readonly string[], requested: readonly 
   return [...new Set(requested)].filter((permission) => !holdsPermission(held, permission));
 }
 
-/** The contract's 403 text. */
+/** The 403 text (fixed: clients and tests match it). */
 export const grantRefusalMessage = (notHeld: readonly string[]): string =>
   `You cannot grant permissions you do not hold: ${notHeld.join(', ')}`;

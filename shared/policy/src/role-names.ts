@@ -1,4 +1,4 @@
-// Custom role names (contract §11): never the name of a system role or of a membership role.
+// Custom role names: never the name of a system role or of a membership role.
 
 /** Compared case-insensitively, after trimming. */
 export const RESERVED_ROLE_NAMES = [

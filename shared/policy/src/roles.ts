@@ -1,4 +1,4 @@
-// Membership roles of organizations and teams: owner > admin > member (api-v2 "Roles").
+// Membership roles of organizations and teams: owner > admin > member.
 
 export const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
 export type Role = (typeof ROLES)[number];

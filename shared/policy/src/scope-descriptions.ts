@@ -1,4 +1,4 @@
-// Plain-words text for each scope, shown on the consent page (contract §5).
+// Plain-words text for each scope, shown on the consent page.
 import type { KnownScope } from './scopes.ts';
 
 export const SCOPE_DESCRIPTIONS: Readonly<Record<KnownScope, string>> = {

@@ -1,4 +1,4 @@
-// OAuth scope catalogue and scope enforcement for access tokens (contract §7, api-v2 "Scope enforcement").
+// OAuth scope catalogue and scope enforcement for access tokens.
 
 export const USER_SCOPES = [
   'EVENT_TYPE_READ',
@@ -42,9 +42,9 @@ export const ORG_SCOPES = [
 export const LEGACY_SCOPES = ['READ_BOOKING', 'READ_PROFILE'] as const;
 
 /**
- * OpenID Connect (contract §13), lowercase as the standard spells them: `openid` yields an ID
- * token, `profile` and `email` its claims and the userinfo answer. They open nothing of the
- * resource API (no route names them) and, like every scope, must be registered on the client.
+ * OpenID Connect, lowercase as the standard spells them: `openid` yields an ID token, `profile` and
+ * `email` its claims and the userinfo answer. They open nothing of the resource API (no route names
+ * them) and, like every scope, must be registered on the client.
  */
 export const OIDC_SCOPES = ['openid', 'profile', 'email'] as const;
 
@@ -81,8 +81,8 @@ export function scopeLevel(scope: KnownScope): ScopeLevel {
 }
 
 /**
- * Parses a `scope` value: space and/or comma separated (contract §5), or an array of such values
- * (the embed passes an array). Trims, drops empties, de-duplicates, keeps first-seen order.
+ * Parses a `scope` value: space and/or comma separated (both are accepted), or an array of such
+ * values (the embed passes an array). Trims, drops empties, de-duplicates, keeps first-seen order.
  * Does not validate the values: see `checkAuthorizationScopes`.
  */
 export function parseScopeParameter(raw: string | readonly string[] | null | undefined): string[] {
@@ -103,7 +103,7 @@ export const isLegacyScopeSet = (scopes: readonly string[]): boolean => scopes.e
 
 /**
  * Does one granted scope satisfy one required scope? Exact match, or ORG_X for TEAM_X (the only
- * implication the spec states). Deliberately NOT implied: _WRITE -> _READ, TEAM_ -> ORG_,
+ * implication there is). Deliberately NOT implied: _WRITE -> _READ, TEAM_ -> ORG_,
  * ORG_/TEAM_ -> individual scopes, legacy values -> anything.
  */
 export function scopeSatisfies(granted: string, required: string): boolean {
@@ -144,9 +144,9 @@ export function insufficientScopeMessage(missing: readonly string[], tokenScopes
 
 /**
  * Scope check for an OAuth access token. An endpoint declaring no scope refuses every OAuth token,
- * legacy ones included (api-v2 "Scope enforcement" 5; contract section 7: org roles and
- * permissions, API keys, OAuth-client management and admin are "not reachable with OAuth tokens").
- * Otherwise legacy tokens are not checked (rule 4) and a declared scope must be satisfied.
+ * legacy ones included (org roles and permissions, API keys, OAuth-client management and admin
+ * are not reachable with OAuth tokens). Otherwise legacy tokens are not checked and a declared
+ * scope must be satisfied.
  * `legacy` comes from the token record (set at issue time), so a token issued before its client
  * migrated stays unchecked until the user re-authorizes.
  */

@@ -1,7 +1,7 @@
-// The three system roles (contract §8 "Roles") and the permissions each holds. The single source
-// for the code: `role-grants.ts` reads these lists to know what a membership role holds. The
-// seeded rows (migration 0003, which keeps its own historical copy) must equal them:
-// test/db/role-rows.test.ts compares the two.
+// The three system roles and the permissions each holds. The single source for the code:
+// `role-grants.ts` reads these lists to know what a membership role holds. The seeded rows
+// (migration 0003, which keeps its own historical copy) must equal them: test/db/role-rows.test.ts
+// compares the two.
 import type { PermissionPattern } from './permissions.ts';
 import type { Role } from './roles.ts';
 

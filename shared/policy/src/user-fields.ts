@@ -7,7 +7,7 @@ import { isValidTimeZone, timeZoneSpelling, WEEKDAY_NAMES } from './booking-peri
  * the settings (authorization server).
  */
 
-/** Locales of api-v2 (ManagedUserOutput). */
+/** Locales of the v2 API (ManagedUserOutput). */
 export const LOCALES = [
   'ar',
   'ca',
@@ -55,7 +55,7 @@ export const LOCALES = [
 ] as const;
 export type Locale = (typeof LOCALES)[number];
 
-/** An IANA time zone name (an invalid one is 400, contract §8), stored in its IANA spelling. */
+/** An IANA time zone name (an invalid one is 400), stored in its IANA spelling. */
 export const timeZoneInput = z
   .string()
   .max(100)

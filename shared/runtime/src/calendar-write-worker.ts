@@ -11,10 +11,10 @@ import { type QueueWorker, startQueueWorker } from './queue-worker.ts';
 import type { Runtime } from './runtime-types.ts';
 
 /**
- * The calendar write worker (contract §16 "Writing"): like the mail outbox worker, every
- * `intervalMs` it claims due writes (leases, so replicas can all run it) and carries them out,
- * with exponential backoff and a bounded number of attempts. A booking never waits for it: the
- * booking's transaction only queues the write, and a failing calendar only delays its own event.
+ * The calendar write worker (docs/calendars.md "For operators"): like the mail outbox worker, every
+ * `intervalMs` it claims due writes (leases, so replicas can all run it) and carries them out, with
+ * exponential backoff and a bounded number of attempts. A booking never waits for it: the booking's
+ * transaction only queues the write, and a failing calendar only delays its own event.
  */
 export interface CalendarWriteWorkerOptions {
   intervalMs?: number;

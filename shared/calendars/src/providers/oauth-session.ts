@@ -2,11 +2,11 @@ import { CredentialsRefusedError, type OAuthCredentials, ProviderUnavailableErro
 import { type Fetch, REFRESH_MARGIN_MS } from './oauth-tokens.ts';
 
 /**
- * The bearer side of an OAuth connection (contract §16): the access token is refreshed before it
- * expires, and a 401 gets one refresh and one retry; a 401 after that refresh means the provider
- * no longer accepts the grant (CredentialsRefusedError -> needs_reauth). Refreshed credentials
- * are handed to `save` (stored encrypted by the library) before they are used. Concurrent calls
- * of one connector share one refresh.
+ * The bearer side of an OAuth connection: the access token is refreshed before it expires, and a
+ * 401 gets one refresh and one retry; a 401 after that refresh means the provider no longer accepts
+ * the grant (CredentialsRefusedError -> needs_reauth). Refreshed credentials are handed to `save`
+ * (stored encrypted by the library) before they are used. Concurrent calls of one connector share
+ * one refresh.
  */
 export interface OAuthSessionOptions {
   credentials: OAuthCredentials;

@@ -1,7 +1,7 @@
 import type { CalendarConnector, OAuthCredentials } from '../connector.ts';
 import type { Fetch } from './oauth-tokens.ts';
 
-/** A calendar provider reached through OAuth, our server being its client (contract §16). */
+/** A calendar provider reached through OAuth, our server being its client. */
 export type OAuthProviderId = 'google' | 'microsoft';
 
 export interface OAuthConnectorDeps {

@@ -6,12 +6,12 @@ import { cancelBookingsOfDeletedHosts } from './bookings.ts';
 import { clientVersionKey } from './oauth-clients.ts';
 
 /**
- * Deleting an account (contract §12 "Account deletion"). The users row goes and its foreign keys
- * take the rest: memberships, API keys, remembered consents, schedules, personal event types and
- * the OAuth clients the user owns (with the managed users of those clients) are deleted by
- * `on delete cascade`; bookings keep their row (`host_user_id` is set null, migration
- * 0012_booking_host_set_null) after they were cancelled here. The token store (OAuth tokens,
- * browser sessions) is the caller's: `@sched/clients/account-deletion`.
+ * Deleting an account. The users row goes and its foreign keys take the rest: memberships, API
+ * keys, remembered consents, schedules, personal event types and the OAuth clients the user owns
+ * (with the managed users of those clients) are deleted by `on delete cascade`; bookings keep their
+ * row (`host_user_id` is set null, migration 0012_booking_host_set_null) after they were cancelled
+ * here. The token store (OAuth tokens, browser sessions) is the caller's:
+ * `@sched/clients/account-deletion`.
  */
 
 /** An organization or team the user is the only accepted OWNER of. */

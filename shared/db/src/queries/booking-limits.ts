@@ -129,7 +129,7 @@ export async function getBookingLimitsOf(
 
 /**
  * True when the user has an accepted membership of an organization (a membership row with
- * organization_id set). Only such users may read or set booking limits (api-v2: 403 otherwise).
+ * organization_id set). Only such users may read or set booking limits (403 otherwise).
  */
 export async function isOrganizationMember(knex: Knex, userId: number): Promise<boolean> {
   const row = await knex('memberships')

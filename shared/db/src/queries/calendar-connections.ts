@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { RecordNotFoundError, RecordStateError } from '../errors.ts';
 
 /**
- * Calendar connections and their calendars (contract §16). Credentials are stored sealed
- * (`credentialsSealed`, sealed and opened by @sched/calendars): this module never sees them in clear.
+ * Calendar connections and their calendars. Credentials are stored sealed (`credentialsSealed`,
+ * sealed and opened by @sched/calendars): this module never sees them in clear.
  */
 
 export type CalendarProviderName = 'caldav' | 'google' | 'microsoft';

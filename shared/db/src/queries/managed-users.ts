@@ -16,10 +16,9 @@ import {
 
 /**
  * Managed users of the deprecated family: `users` rows with `managed_by_client_id` set, e-mail
- * stored as given (trimmed). Every function is scoped to one client, so a user of another client
- * is simply not found. A managed user cannot take an e-mail another account uses (contract §11),
- * regular or managed by any client, in any case: DuplicateRecordError('user', 'email'), the same
- * one whoever holds it.
+ * stored as given (trimmed). Every function is scoped to one client, so a user of another client is
+ * simply not found. A managed user cannot take an e-mail another account uses, regular or managed
+ * by any client, in any case: DuplicateRecordError('user', 'email'), the same one whoever holds it.
  */
 
 export interface NewManagedUser {

@@ -4,7 +4,7 @@ import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
-/** An organization (contract §8: `{id, name, slug, pbacEnabled}`). */
+/** An organization: `{id, name, slug, pbacEnabled}`. */
 export interface Organization {
   id: number;
   name: string;

@@ -140,7 +140,7 @@ async function recordRoleEvent(
 
 /**
  * Creates a custom role. Duplicate name in the organization (any case):
- * DuplicateRecordError('role', 'name') (the API answers it with a 400, per contract).
+ * DuplicateRecordError('role', 'name') (the API answers it with a 400).
  */
 export async function createRole(
   knex: Knex,

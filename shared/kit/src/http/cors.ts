@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
  * cookie-based endpoints never get these headers (they are not mounted there).
  */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
-// Mcp-Protocol-Version: MCP clients in a browser (the MCP server at /mcp, contract §17).
+// Mcp-Protocol-Version: MCP clients in a browser (the MCP server at /mcp).
 // x-svc-secret-key: the API's deprecated managed-user routes (/v2/oauth-clients/{clientId}/users*)
 // authenticate with it instead of Authorization.
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, Mcp-Protocol-Version, x-svc-secret-key';

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { AppError, InternalError, NotFoundError, toAppError } from '../errors.ts';
 
-/** The contract's error body (section 3). */
+/** The API's error body, the same shape on every route and for every status. */
 export function errorBody(error: AppError, path: string) {
   return {
     status: 'error' as const,

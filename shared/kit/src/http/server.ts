@@ -120,7 +120,7 @@ function targetOf(rawPacket: unknown): string {
 
 /**
  * Node answers a request its parser refuses (headers over the limit, a broken request line) with
- * a bare status line. This answers in the contract's envelope instead, then closes the connection.
+ * a bare status line. This answers in the API's error envelope instead, then closes the connection.
  */
 function answerClientError(
   error: NodeJS.ErrnoException & { rawPacket?: unknown },
