@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Custom role names may not be the name of a system role or of a membership role, in any case
- * (contract §11; `@sched/policy/role-names` is the API's check, this the schema's). Uniqueness per
- * organization ignoring case is `roles_org_name_lower_unique` (0003).
+ * (`@sched/policy/role-names` is the API's check, this the schema's). Uniqueness per organization
+ * ignoring case is `roles_org_name_lower_unique` (0003).
  *
  * A custom role named so before this step keeps its permissions and memberships and gets its id
  * appended to its name ("Owner (role_…)": unique, since ids are), so the constraint holds for

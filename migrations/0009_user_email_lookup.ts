@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * "Is this e-mail used by any account?" (contract §11: a managed user cannot take an e-mail another
- * account uses) across regular and managed users alike. The unique indexes of 0001 are partial
- * (regular users) or lead with the client (managed users), so neither answers it without a scan.
+ * "Is this e-mail used by any account?" (a managed user cannot take an e-mail another account uses)
+ * across regular and managed users alike. The unique indexes of 0001 are partial (regular users) or
+ * lead with the client (managed users), so neither answers it without a scan.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index users_email_lower on users (lower(email))');

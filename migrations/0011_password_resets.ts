@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Password-reset links (contract §12 "Forgot password?"): like `email_verification_tokens`, only the
- * SHA-256 of the link's token is stored; a link works once, for 30 minutes, and a new link of the
- * user deletes the older ones.
+ * Password-reset links ("Forgot password?"): like `email_verification_tokens`, only the SHA-256 of
+ * the link's token is stored; a link works once, for 30 minutes, and a new link of the user deletes
+ * the older ones.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('password_reset_tokens', (table) => {

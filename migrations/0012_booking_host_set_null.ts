@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * Account deletion (contract §12: "bookings they host are cancelled"): a deleted host's bookings
- * stay, cancelled, for their attendees' links (cancel and reschedule answer that the booking is
- * cancelled instead of not found). The host column becomes nullable and is set null when the user
- * row goes; before this it deleted the bookings with the user.
+ * Account deletion (the bookings a user hosts are cancelled): a deleted host's bookings stay,
+ * cancelled, for their attendees' links (cancel and reschedule answer that the booking is cancelled
+ * instead of not found). The host column becomes nullable and is set null when the user row goes;
+ * before this it deleted the bookings with the user.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('alter table bookings drop constraint bookings_host_user_id_foreign');

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * ID-token signing keys (contract §13: "Signing keys live in the database"). One `active` key
+ * ID-token signing keys, kept in the database so every auth process shares them. One `active` key
  * signs; `retiring` keys only verify (they stay in the JWKS until no ID token they signed can still
  * be valid, then they are deleted). The private JWK is stored encrypted (AES-256-GCM with a key
  * derived from KEY_ENCRYPTION_KEY or COOKIE_KEYS, services/auth/src/keys/signing-keys.ts); the

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Resource servers (contract §13, token introspection): registered by a service administrator,
- * they may introspect any token. Only the SHA-256 of the secret is stored (like client secrets);
- * the plain secret is shown once, in the answer of `POST /v2/admin/resource-servers`.
+ * Resource servers (token introspection): registered by a service administrator, they may
+ * introspect any token. Only the SHA-256 of the secret is stored (like client secrets); the plain
+ * secret is shown once, in the answer of `POST /v2/admin/resource-servers`.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('resource_servers', (table) => {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * The audit log becomes append-only, enforced by the database (contract §14): triggers refuse
+ * The audit log becomes append-only, enforced by the database (docs/schema.md): triggers refuse
  * UPDATE, DELETE and TRUNCATE of `audit_log`. Each event now says who acted and how (`actor_kind`
  * user / api_key / oauth_client / system, with the API key or OAuth client), the organization it
  * belongs to (organization audit view), the values before and after, the request id and the

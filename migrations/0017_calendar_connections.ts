@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Calendar connections (contract §16): a user's CalDAV / Google / Microsoft accounts with their
+ * Calendar connections (docs/calendars.md): a user's CalDAV / Google / Microsoft accounts with their
  * credentials encrypted (AES-256-GCM, never in clear), the calendars of each with the user's
  * choice (checked for conflicts, the one destination), the event each booking became, and the
  * durable queue of calendar writes (create / move / delete), retried like the mail outbox.
