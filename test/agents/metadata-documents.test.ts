@@ -6,7 +6,7 @@ import { openPage, setUpChromium } from '../support/browser.ts';
 import { apiClient } from '../support/http.ts';
 import { type SecondApi, startSecondApi } from '../api/helpers/second-api.ts';
 
-// Agents known by a Client ID Metadata Document (contract §17): the document is served over https
+// Agents known by a Client ID Metadata Document (docs/agents.md): the document is served over https
 // by this test (its own CA) on a loopback port, which OUTBOUND_PRIVATE_NETWORKS=allow lets the
 // server reach. Review mode (the default AGENT_CLIENTS): the first use records the agent PENDING,
 // it may be given the pending scopes only, and the consent page says `Unverified app`.

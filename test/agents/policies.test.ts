@@ -3,7 +3,7 @@ import { agentDocument, setUpDocumentServer } from '../support/agent-documents.t
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// AGENT_CLIENTS other than the default `review` (contract §17), one system each:
+// AGENT_CLIENTS other than the default `review` (docs/operators-agents.md), one system each:
 // `approved-only`: an unknown agent gets the not-approved page until an administrator approves its
 // document URL, which works before the agent's first use too; `off`: agents are unknown clients,
 // their documents are never fetched, and registration stays closed even with DCR_ENABLED.

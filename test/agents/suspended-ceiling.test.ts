@@ -5,11 +5,11 @@ import { agentDocument, setUpDocumentServer } from '../support/agent-documents.t
 import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// A suspended agent is PENDING again (contract §17): whatever users allowed it while it was approved,
-// a new authorization gives it no more than AGENT_PENDING_SCOPES, also when the user's earlier
-// consent is remembered or carried over by step-up. Step-up used to carry the earlier write scopes
-// into the pending agent's grant (only the consent step's last check stopped it, with an error
-// page, so the user could not authorize the agent at all any more).
+// A suspended agent is PENDING again: whatever users allowed it while it was approved, a new
+// authorization gives it no more than AGENT_PENDING_SCOPES, also when the user's earlier consent is
+// remembered or carried over by step-up. Step-up used to carry the earlier write scopes into the
+// pending agent's grant (only the consent step's last check stopped it, with an error page, so the
+// user could not authorize the agent at all any more).
 
 const documents = setUpDocumentServer(test);
 const REDIRECT = 'http://127.0.0.1:49152/callback';

@@ -16,16 +16,16 @@ import { setUpWorld as setUpApiSystem } from '../support/world.ts';
  * {org owner, org admin, org member with and without team membership, team owner, team admin,
  * team member, outsider} x {PBAC off, PBAC on with the permission, PBAC on without it} x every
  * membership and role endpoint. Each case asserts the exact status (and, for scope refusals, the
- * contract's exact message and header).
+ * fixed message and header).
  *
- * The expectation is written out below from the specification (not from the code): roles rank
+ * The expectation is written out below from the access rules (not from the code): roles rank
  * OWNER > ADMIN > MEMBER; organization endpoints need the organization role; team endpoints
  * need the team role, or organization ADMIN/OWNER; with PBAC on, a membership whose custom role
  * holds the endpoint's permission passes (an organization membership's role applies in all the
  * organization's teams, a team membership's in that team); with PBAC off permissions count for
  * nothing (personas hold the permissions then too, to prove it). Mutations target plain MEMBER
  * memberships and MEMBER roles, so the role-assignment rules (tested in membership-rules.test.ts)
- * never decide a matrix case. Consent (contract: memberships and invitations): an organization's
+ * never decide a matrix case. Consent (memberships and invitations): an organization's
  * POST invites (by e-mail here), `accepted` is never set by anyone but the invitee (403 for every
  * persona), and organization memberships are read by ADMIN or `organization.listMembers`. Leaving
  * and the no-escalation rule are tables at the end of this file: each case makes memberships and
@@ -86,7 +86,7 @@ const RANK: Record<RoleName, number> = { MEMBER: 1, ADMIN: 2, OWNER: 3 };
 const atLeast = (role: RoleName | undefined, minimum: RoleName) =>
   role !== undefined && RANK[role] >= RANK[minimum];
 
-/** Does the persona pass the endpoint's role / PBAC requirement? (The specification, spelled out.) */
+/** Does the persona pass the endpoint's role / PBAC requirement? (The access rules, spelled out.) */
 function passesAccess(
   level: 'organization' | 'team',
   minimum: RoleName,
@@ -550,7 +550,7 @@ type Expected = { status: number; message?: string; challenge?: string };
 const resourceMetadata = () => `resource_metadata="${system.url}/.well-known/oauth-protected-resource"`;
 
 function expected(endpoint: Endpoint, c: Case): Expected {
-  // Endpoints naming no scope refuse every OAuth token, legacy included (contract section 7).
+  // Endpoints naming no scope refuse every OAuth token, legacy included.
   if (c.credential.kind !== 'apiKey' && endpoint.scope === null) {
     return {
       status: 403,

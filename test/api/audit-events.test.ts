@@ -4,10 +4,10 @@ import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
- * The audit log (contract §14): changes write events with actor, target, before/after, request id
- * and address, in the transaction of the change; never a secret. `GET /v2/admin/audit-events`
- * (service administrators: filters, cursor paging) and `GET /v2/organizations/{orgId}/audit-events`
- * (that organization's events, ADMIN or OWNER; no OAuth tokens).
+ * The audit log: changes write events with actor, target, before/after, request id and address, in
+ * the transaction of the change; never a secret. `GET /v2/admin/audit-events` (service
+ * administrators: filters, cursor paging) and `GET /v2/organizations/{orgId}/audit-events` (that
+ * organization's events, ADMIN or OWNER; no OAuth tokens).
  */
 
 const { system, call, knex, admin } = setUpWorld(test);

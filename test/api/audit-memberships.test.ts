@@ -3,10 +3,10 @@ import { insertUser } from '../support/factories.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
- * Audit events of memberships and invitations (contract §14): invited, added, updated, removed,
- * left, provisioned, and the invitee's accept and decline, each with its actor, target, the
- * organization it belongs to (a team's organization for a team of one) and before/after; seen by
- * service administrators and by the organization's admins. A refused change writes no event.
+ * Audit events of memberships and invitations: invited, added, updated, removed, left, provisioned,
+ * and the invitee's accept and decline, each with its actor, target, the organization it belongs to
+ * (a team's organization for a team of one) and before/after; seen by service administrators and by
+ * the organization's admins. A refused change writes no event.
  */
 
 const { call, knex, admin } = setUpWorld(test);

@@ -2,9 +2,9 @@ import test from 'ava';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
- * Audit events of custom roles and their permissions (contract §14): created, updated (before and
- * after name, color, description, permissions), deleted, and each permission change, with the
- * organization set, so its admins see them. A refused escalation (403) writes nothing.
+ * Audit events of custom roles and their permissions: created, updated (before and after name,
+ * color, description, permissions), deleted, and each permission change, with the organization set,
+ * so its admins see them. A refused escalation (403) writes nothing.
  */
 
 const { call, knex, admin } = setUpWorld(test);

@@ -195,8 +195,8 @@ test('legacy tokens skip scope checks; endpoints naming no scope refuse them lik
   t.is((await call('GET', '/v2/me', { token: legacy })).status, 200);
   t.is((await call('PATCH', '/v2/me', { token: legacy, body: { name: 'Legacy' } })).status, 200);
   t.is((await call('GET', `/v2/organizations/${scene.orgId}/memberships`, { token: legacy })).status, 200);
-  // Contract section 7: roles and permissions, API keys and the admin API are not reachable with
-  // OAuth tokens; a legacy token is one.
+  // Roles and permissions, API keys and the admin API are not reachable with OAuth tokens; a legacy
+  // token is one.
   for (const [method, path, body] of [
     ['GET', `/v2/organizations/${scene.orgId}/roles`, undefined],
     ['POST', `/v2/organizations/${scene.orgId}/roles`, { name: 'Legacy made' }],

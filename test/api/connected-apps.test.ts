@@ -17,10 +17,10 @@ import { setUpWorld } from '../support/world.ts';
 import { type SecondApi, startSecondApi } from './helpers/second-api.ts';
 
 /**
- * Connected apps and instant revocation (contract §12): tokens come from real authorization-code
- * flows; every revocation is checked on the very next request in this API process and in a second
- * one (its own caches and connections on the same database and token store), and at the token
- * endpoint (the refresh token is refused).
+ * Connected apps and instant revocation: tokens come from real authorization-code flows; every
+ * revocation is checked on the very next request in this API process and in a second one (its own
+ * caches and connections on the same database and token store), and at the token endpoint (the
+ * refresh token is refused).
  */
 
 const world = setUpWorld(test, {

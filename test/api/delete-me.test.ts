@@ -14,9 +14,9 @@ import { FlowBrowser, issueTokens, tokenRequest } from '../support/oauth.ts';
 import { attendee, FUTURE_YEAR, personalEventType, setAvailability } from '../support/scheduling.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// DELETE /v2/me (contract §12 "Account deletion": API key or session -> 204; refused with 409
-// naming the organizations or teams where the user is the last OWNER; the account's tokens, keys,
-// sessions and memberships go; bookings they host are cancelled).
+// DELETE /v2/me (API key or session -> 204; refused with 409 naming the organizations or teams
+// where the user is the last OWNER; the account's tokens, keys, sessions and memberships go;
+// bookings they host are cancelled).
 
 const world = setUpWorld(test, { clients: { app: { scopes: ['PROFILE_READ', 'PROFILE_WRITE'] } } });
 const { call } = world;

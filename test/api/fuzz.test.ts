@@ -12,7 +12,7 @@ import { setUpWorld } from '../support/world.ts';
 /**
  * Property: whatever a caller sends to any operation of the OpenAPI document (hostile strings in
  * the path, the query and the body, wrong types, odd encodings), the answer is never a 5xx, and
- * every error is in the contract's envelope. Bounded so CI stays quick: a fixed seed and a few
+ * every error is in the API's error envelope. Bounded so CI stays quick: a fixed seed and a few
  * runs per operation (FUZZ_RUNS raises it for a longer hunt).
  */
 

@@ -6,11 +6,11 @@ import type { Json } from '../support/http.ts';
 import { setUpWorld } from '../support/world.ts';
 
 /**
- * Hostile input is a 4xx in the contract's shape, never a 500: NUL characters and lone surrogates
- * anywhere (body, path, query; API and OAuth endpoints), encodings the server does not decode or
- * bodies that are not what their encoding claims, headers over the limit. Each is refused where
- * input enters (shared/kit/src/http/unfit-text.ts, the API's JSON body parser, the authorization
- * server's parameter reader, the HTTP server's parser errors).
+ * Hostile input is a 4xx in the documented error shape, never a 500: NUL characters and lone
+ * surrogates anywhere (body, path, query; API and OAuth endpoints), encodings the server does not
+ * decode or bodies that are not what their encoding claims, headers over the limit. Each is refused
+ * where input enters (shared/kit/src/http/unfit-text.ts, the API's JSON body parser, the
+ * authorization server's parameter reader, the HTTP server's parser errors).
  */
 
 const world = setUpWorld(test);

@@ -11,7 +11,7 @@ import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
- * Memberships with consent and without leaks (contract: "Memberships, invitations and roles").
+ * Memberships with consent and without leaks (docs/decisions.md "Memberships with consent").
  * Each attack of the issue that opened this is tried here as an attacker would, through the API.
  */
 

@@ -10,10 +10,10 @@ import type { ApiResponse } from '../support/http.ts';
 import { buildScene, setUpWorld as setUpApiSystem } from '../support/world.ts';
 
 /**
- * The rules of api-v2 "Roles" 1 (role assignment) and 2 (removing team owners), plus the rules
- * this service adds where the specification is silent (custom roles, last owner). Each refusal is
- * a case that only that rule refuses: the caller passes the endpoint's role / PBAC check, so the
- * test fails if the rule's check is removed. Each also has an allowed counterpart.
+ * The rules of role assignment and of removing team owners, plus the rules this service adds
+ * (custom roles, last owner; services/api/README.md). Each refusal is a case that only that rule
+ * refuses: the caller passes the endpoint's role / PBAC check, so the test fails if the rule's
+ * check is removed. Each also has an allowed counterpart.
  */
 
 const { call, knex } = setUpApiSystem(test);
@@ -28,7 +28,7 @@ function isForbidden(t: ExecutionContext, response: ApiResponse, reason: RegExp)
   t.regex(response.body.error.message, reason);
 }
 
-// ---- Role assignment (api-v2 Roles 1) -----------------------------------------------------------
+// ---- Role assignment ----------------------------------------------------------------------------
 
 test('nobody assigns a role higher than their own (PBAC member with team.invite cannot add an ADMIN)', async (t) => {
   const scene = await buildScene(
@@ -230,7 +230,7 @@ test("an org admin ranks as a team admin: may assign admin in the org's teams, n
   }
 });
 
-// ---- Removing team owners (api-v2 Roles 2) -----------------------------------------------------
+// ---- Removing team owners -----------------------------------------------------------------------
 
 test('a team admin may not remove a team owner, even holding team.remove (PBAC on)', async (t) => {
   const scene = await buildScene(

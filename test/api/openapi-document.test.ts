@@ -8,10 +8,10 @@ import { z } from 'zod';
 import { assertMatchesDocument, openApiChecker } from '../support/openapi-check.ts';
 
 /**
- * Contract §14: the OpenAPI document types every request and response with named schemas and
- * examples. No operation shows an untyped `data`; every request body and every response refers
- * to a schema of components/schemas; every operation has examples, and each example (in the
- * operations and in the named schemas) is accepted by its own schema.
+ * The OpenAPI document types every request and response with named schemas and examples. No
+ * operation shows an untyped `data`; every request body and every response refers to a schema of
+ * components/schemas; every operation has examples, and each example (in the operations and in the
+ * named schemas) is accepted by its own schema.
  */
 
 type Json = Record<string, unknown>;

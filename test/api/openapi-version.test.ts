@@ -1,8 +1,8 @@
 import test from 'ava';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
-// api-v2 Versioning 1: "All endpoints here are under the /v2 path prefix; the description document
-// is version 1.0.0." The document as served at GET /v2/openapi.json.
+// Every endpoint is under the /v2 path prefix, and the description document is version 1.0.0.
+// The document as served at GET /v2/openapi.json.
 
 let system: TestSystem;
 test.before(async () => {

@@ -5,7 +5,7 @@ import { insertUser } from '../support/factories.ts';
 import { type ApiResponse, apiClient, type Call, pool } from '../support/http.ts';
 
 // Rate limits of the resource API (docs: services/api/README.md, "Rate limits"): declared next to
-// the route, counted per caller in the token store, 429 in the contract's envelope with Retry-After.
+// the route, counted per caller in the token store, 429 in the error envelope with Retry-After.
 // Each test uses callers of its own, so the counters of one test never reach another.
 
 let system: TestSystem;

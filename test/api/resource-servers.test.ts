@@ -6,8 +6,8 @@ import { createTestAccessToken } from '../support/tokens.ts';
 import { setUpWorld } from '../support/world.ts';
 
 /**
- * Resource servers (contract §13): `POST /v2/admin/resource-servers` -> `{id, secret}` shown once,
- * the secret stored as its SHA-256 only; list without secrets; delete. Service administrators only.
+ * Resource servers: `POST /v2/admin/resource-servers` -> `{id, secret}` shown once, the secret
+ * stored as its SHA-256 only; list without secrets; delete. Service administrators only.
  */
 
 const { system, call, knex, admin, user } = setUpWorld(test);

@@ -3,10 +3,10 @@ import type { ApiResponse } from '../support/http.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
- * Contract §11 on roles: PBAC cannot be escalated (a caller puts on a custom role only permissions
- * they hold), reserved and duplicate role names (400), PATCH of a role's permissions, and DELETE of
- * permissions by body or by query. Each refusal is made by a caller who passes the endpoint's role
- * or PBAC check, so it fails if the rule's check is removed.
+ * Roles: PBAC cannot be escalated (a caller puts on a custom role only permissions they hold),
+ * reserved and duplicate role names (400), PATCH of a role's permissions, and DELETE of permissions
+ * by body or by query. Each refusal is made by a caller who passes the endpoint's role or PBAC
+ * check, so it fails if the rule's check is removed.
  */
 
 const { call, knex } = setUpWorld(test);

@@ -4,8 +4,8 @@ import { isScope } from '@sched/policy/scopes';
 import test from 'ava';
 
 /**
- * The declarations every route of the API makes (scheduling's too), checked once for all:
- * api-v2 "Scope enforcement" 3 (team scopes cover /v2/teams/:teamId/... and
+ * The declarations every route of the API makes (scheduling's too), checked once for all: scope
+ * enforcement (team scopes cover /v2/teams/:teamId/... and
  * /v2/organizations/:orgId/teams/:teamId/...; organization scopes the rest of
  * /v2/organizations/:orgId/...), and organization / team paths always declare their access.
  */

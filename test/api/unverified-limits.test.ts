@@ -3,8 +3,8 @@ import { insertUser } from '../support/factories.ts';
 import { FlowBrowser, type PageResult, type RedirectResult } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// Contract §12: an unverified account cannot create OAuth clients or API keys (403 `Verify your
-// e-mail address first`), through the API and the settings form; once verified it can.
+// An unverified account cannot create OAuth clients or API keys (403 `Verify your e-mail address
+// first`), through the API and the settings form; once verified it can.
 
 const world = setUpWorld(test);
 const VERIFY_FIRST = 'Verify your e-mail address first';

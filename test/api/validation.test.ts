@@ -141,7 +141,7 @@ test('membership bodies: types, unknown fields, role values, userId xor email', 
   badRequest(t, await post({ userId: 1, role: 'MEMBER', accepted: 'yes' }), 'body.accepted');
   badRequest(t, await post({ role: 'MEMBER' }), 'body.userId');
   badRequest(t, await post({ userId: 1, email: 'a@example.test', role: 'MEMBER' }), 'body.userId');
-  // Well-formed, but nobody accepts on the invitee's behalf (contract: 403, not a validation error).
+  // Well-formed, but nobody accepts on the invitee's behalf (403, not a validation error).
   const acceptedForThem = await post({ email: 'a@example.test', role: 'MEMBER', accepted: true });
   t.is(acceptedForThem.status, 403);
   t.is(acceptedForThem.body.error.message, 'the invited user must accept the invitation');

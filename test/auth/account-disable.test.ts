@@ -14,7 +14,7 @@ import {
 import { setUpWorld } from '../support/world.ts';
 import { signInToSettings } from './accounts.ts';
 
-// Contract §14: "a disabled account cannot sign in and its tokens and keys stop at once"
+// A disabled account cannot sign in and its tokens and keys stop at once
 // (disableAccount in @sched/accounts, shared by the CLI's disable-user and the admin console).
 // Every sign-in form answers as for a wrong password; the API refuses the account's API keys and
 // access tokens on the very next request (the caches are tagged with user:<id>, which the disable

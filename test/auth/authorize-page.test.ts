@@ -4,8 +4,9 @@ import { authorizeInBrowser, authorizeUrl, pkcePair } from '../support/oauth.ts'
 import { setUpWorld } from '../support/world.ts';
 import { insertClient, insertUser, type TestClient } from '../support/factories.ts';
 
-// Every authorization-page error of the specification (contract §5): shown on the page (HTTP 400,
-// never a redirect) or sent back to the client by a 303 with error, error_description, state, iss.
+// Every authorization-page error (docs/client-developers.md "Errors a client sees"): shown on the
+// page (HTTP 400, never a redirect) or sent back to the client by a 303 with error,
+// error_description, state, iss.
 
 const {
   system,
@@ -121,12 +122,12 @@ for (const [variant, uri] of [
   });
 }
 
-test('missing scope for a non-legacy client: error page with the contract message', async (t) => {
+test('missing scope for a non-legacy client: error page with the fixed message', async (t) => {
   const { scope: _scope, ...params } = base(app);
   await isPageError(t, await get(params), 'scope parameter is required for this OAuth client');
 });
 
-test('empty scope for a non-legacy client: error page with the contract message', async (t) => {
+test('empty scope for a non-legacy client: error page with the fixed message', async (t) => {
   await isPageError(
     t,
     await get(base(app, { scope: ' ' })),
@@ -155,7 +156,7 @@ test('unknown scope value: 303 invalid_scope', async (t) => {
   isRedirectError(t, response, app.redirectUri, 'invalid_scope', 'Requested scope is not a recognized scope');
 });
 
-test('openid not registered on the client: 303 invalid_request (OIDC scopes are known, contract §13)', async (t) => {
+test('openid not registered on the client: 303 invalid_request (OIDC scopes are known)', async (t) => {
   const response = await get(base(app, { scope: 'openid PROFILE_READ' }));
   isRedirectError(
     t,

@@ -7,7 +7,7 @@ import { authorizeInBrowser, authorizeUrl, FlowBrowser } from '../support/oauth.
 import { setUpWorld } from '../support/world.ts';
 import { insertUser, type TestUser } from '../support/factories.ts';
 
-// api-v2 OAuth flow 2: "user ... has insufficient permissions: redirect with an error". A user can
+// A user with insufficient permissions for the scopes is redirected back with an error. A user can
 // grant ORG_ scopes only with an organization membership, TEAM_ scopes only with a team membership
 // or an organization ADMIN/OWNER role (services/auth/README.md).
 

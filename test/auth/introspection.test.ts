@@ -5,9 +5,9 @@ import { clientCredentials, issueTokens, tokenRequest } from '../support/oauth.t
 import { setUpWorld } from '../support/world.ts';
 
 /**
- * Token introspection (RFC 7662, contract §13) at POST /v2/auth/oauth2/introspect: a confidential
- * client sees its own tokens, a resource server registered by an administrator sees any; anything
- * unknown, expired, revoked or someone else's is `{active: false}`.
+ * Token introspection (RFC 7662) at POST /v2/auth/oauth2/introspect: a confidential client sees its
+ * own tokens, a resource server registered by an administrator sees any; anything unknown, expired,
+ * revoked or someone else's is `{active: false}`.
  */
 
 const { system, call, store, admin, user, clients } = setUpWorld(test, {

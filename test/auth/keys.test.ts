@@ -13,8 +13,8 @@ import type { TestClient } from '../support/factories.ts';
 import { authorizeInBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// Signing keys in the database (contract §13): encrypted at rest, made on the first start, rotated
-// by `rotate-keys` (the new kid signs at once, the JWKS lists both, the old key's ID tokens still
+// Signing keys in the database: encrypted at rest, made on the first start, rotated by
+// `rotate-keys` (the new kid signs at once, the JWKS lists both, the old key's ID tokens still
 // verify until it retires), and every process of the deployment agrees on them.
 
 const {

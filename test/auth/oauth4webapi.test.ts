@@ -3,10 +3,10 @@ import * as oauth from 'oauth4webapi';
 import { authorizeInBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// oauth4webapi, the strict reference client, over the OpenID Connect surface (contract §13):
-// discovery (the OpenID document, its default), the authorization response with `iss`, the code
-// exchange with an ID token (its claims checked by the library: iss, aud, nonce, auth_time, iat,
-// exp), userinfo, refresh and revocation, each through the library's own response processing.
+// oauth4webapi, the strict reference client, over the OpenID Connect surface: discovery (the OpenID
+// document, its default), the authorization response with `iss`, the code exchange with an ID token
+// (its claims checked by the library: iss, aud, nonce, auth_time, iat, exp), userinfo, refresh and
+// revocation, each through the library's own response processing.
 
 const {
   system,

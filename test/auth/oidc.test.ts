@@ -5,9 +5,9 @@ import type { TestClient } from '../support/factories.ts';
 import { authorizeInBrowser, authorizeUrl, pkcePair, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// OpenID Connect on top of the OAuth server (contract §13), driven by openid-client 6 with its
-// DEFAULT discovery (the OpenID document): code flow with PKCE, ID token (signature checked
-// against the JWKS), userinfo per scope, refresh; plus the rules around it.
+// OpenID Connect on top of the OAuth server, driven by openid-client 6 with its DEFAULT discovery
+// (the OpenID document): code flow with PKCE, ID token (signature checked against the JWKS),
+// userinfo per scope, refresh; plus the rules around it.
 
 const {
   system,
@@ -248,7 +248,7 @@ test('no openid, no ID token; userinfo refuses a token without openid, an unknow
   t.is(none.status, 401);
 });
 
-test('openid must be registered on the client: otherwise a 303 invalid_request, and the contract rules stay', async (t) => {
+test('openid must be registered on the client: otherwise a 303 invalid_request, and the other scope rules stay', async (t) => {
   const base = {
     client_id: apiOnly.client.id,
     redirect_uri: apiOnly.redirectUri,
@@ -311,7 +311,7 @@ test('the consent page describes the OIDC scopes in plain words', async (t) => {
   t.regex(outcome.html, /See your e-mail address and whether it is verified/);
 });
 
-test('the token response carries id_token beside the contract members (form and JSON bodies)', async (t) => {
+test('the token response carries id_token beside the usual members (form and JSON bodies)', async (t) => {
   const pkce = pkcePair();
   const { outcome } = await authorizeInBrowser(
     system.url,

@@ -18,11 +18,11 @@ import {
   text,
 } from './accounts.ts';
 
-// Contract §12 "Forgot password?": on every sign-in page; the same answer with or without an
-// account; a link works once, for 30 minutes, and a new one voids the older; completing a reset
-// sets the password (sign-up rules), marks the address verified and ends every session, API key
-// and OAuth grant of the account: how the owner of an address takes back an account someone else
-// registered with it. Mail through the world's SMTP server.
+// "Forgot password?": on every sign-in page; the same answer with or without an account; a link
+// works once, for 30 minutes, and a new one voids the older; completing a reset sets the password
+// (sign-up rules), marks the address verified and ends every session, API key and OAuth grant of
+// the account: how the owner of an address takes back an account someone else registered with it.
+// Mail through the world's SMTP server.
 
 const world = setUpWorld(test, { clients: { app: {} } });
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

@@ -5,9 +5,9 @@ import { authorizeUrl, FlowBrowser, pkcePair, tokenRequest, clientCredentials } 
 import { setUpWorld } from '../support/world.ts';
 import { page, text } from './accounts.ts';
 
-// Contract §12: `prompt=login` with a different account than the current session signs the old
-// one out and continues as the new one (oidc-provider alone would send the browser to its
-// end-session confirmation, which this server does not serve: a 404, the old account still in).
+// `prompt=login` with a different account than the current session signs the old one out and
+// continues as the new one (oidc-provider alone would send the browser to its end-session
+// confirmation, which this server does not serve: a 404, the old account still in).
 
 const world = setUpWorld(test, { clients: { app: {} } });
 

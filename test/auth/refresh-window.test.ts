@@ -3,10 +3,10 @@ import { clientCredentials, FlowBrowser, issueTokens, tokenRequest } from '../su
 import type { TestClient } from '../support/factories.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// The refresh retry window (contract §13, REFRESH_REUSE_INTERVAL, default 10 s): a refresh token
-// presented again by its client soon after its first use gets the same successor tokens back;
-// another client's replay, or a replay after the window, revokes the grant. Window 0 (today's
-// behaviour) is test/auth/codes-and-refresh.test.ts, which runs with REFRESH_REUSE_INTERVAL=0.
+// The refresh retry window (REFRESH_REUSE_INTERVAL, default 10 s): a refresh token presented again
+// by its client soon after its first use gets the same successor tokens back; another client's
+// replay, or a replay after the window, revokes the grant. Window 0 (today's behaviour) is
+// test/auth/codes-and-refresh.test.ts, which runs with REFRESH_REUSE_INTERVAL=0.
 
 const {
   system,

@@ -13,10 +13,10 @@ import {
   VERIFY_SUBJECT,
 } from './accounts.ts';
 
-// Contract §12: sign-up is reachable from every sign-in page (`Create account`), inside an
-// authorization request and outside one: the settings sign-in page's link opens a sign-up form
-// (Name, Email, Username, Password, button Create account) that creates the account, sends the
-// verification link and signs the new user into the settings page asked for.
+// Sign-up is reachable from every sign-in page (`Create account`), inside an authorization request
+// and outside one: the settings sign-in page's link opens a sign-up form (Name, Email, Username,
+// Password, button Create account) that creates the account, sends the verification link and signs
+// the new user into the settings page asked for.
 
 const world = setUpWorld(test, { clients: { app: {} } });
 const username = () => `u${uniqueTag()}`.slice(0, 30);

@@ -3,8 +3,9 @@ import { errors } from 'oidc-provider';
 import { fromProviderFailure } from '../../services/auth/src/endpoints/token-errors.ts';
 
 // Every failure oidc-provider can answer at our token endpoint (after our own checks of client_id,
-// grant_type, rate limit, client, secret and approval), mapped to the contract's table (§6):
-// status, error, error_description. Built from the library's own error classes and details.
+// grant_type, rate limit, client, secret and approval), mapped to the documented table
+// (docs/client-developers.md "Errors a client sees"): status, error, error_description. Built from
+// the library's own error classes and details.
 
 type Row = [
   title: string,

@@ -3,8 +3,8 @@ import { clientCredentials, issueTokens, obtainCode, pkcePair, tokenRequest } fr
 import { setUpWorld } from '../support/world.ts';
 import { insertClient, type TestClient } from '../support/factories.ts';
 
-// Every row of the token endpoint's error table (contract §6), each in its own test, plus the
-// success shape in JSON, form and HTTP Basic variants.
+// Every row of the token endpoint's error table (docs/client-developers.md "Errors a client sees"),
+// each in its own test, plus the success shape in JSON, form and HTTP Basic variants.
 
 const {
   system,
@@ -110,7 +110,7 @@ test('HTTP Basic with JSON body is accepted too', async (t) => {
   t.is(response.status, 200, JSON.stringify(response.body));
 });
 
-// --- the contract's table, row by row ----------------------------------------------------------
+// --- the documented table, row by row ----------------------------------------------------------
 
 test('client_id missing: 400 invalid_request "client_id is required"', async (t) => {
   const response = await tokenRequest(system.url, { grant_type: 'refresh_token', refresh_token: 'x' });

@@ -3,9 +3,9 @@ import { clientCredentials, issueTokens, obtainCode, pkcePair, tokenRequest } fr
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 import { insertClient, insertUser, type TestClient, type TestUser } from '../support/factories.ts';
 
-// The token endpoint takes JSON as well as form bodies (specification, token endpoint). The form
-// variants of every case live in token-errors and codes-and-refresh; here each grant and the
-// error rows are sent as JSON, so a parser that only handled one grant in JSON would be caught.
+// The token endpoint takes JSON as well as form bodies. The form variants of every case live in
+// token-errors and codes-and-refresh; here each grant and the error rows are sent as JSON, so a
+// parser that only handled one grant in JSON would be caught.
 
 let system: TestSystem;
 let user: TestUser;

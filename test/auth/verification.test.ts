@@ -13,11 +13,11 @@ import {
   VERIFY_SUBJECT,
 } from './accounts.ts';
 
-// Contract §12 "Verification": sign-up sends a link (single use, 24 hours); accounts made by a
-// service administrator count as verified; GET /v2/me has emailVerified; POST
-// /v2/me/verification-email sends a new link (older ones stop working), 409 when verified, 429
-// past the limit per user, 403 for third-party OAuth tokens; an unverified account can sign in and
-// grant consent; an unusable link says how to get a new one.
+// E-mail verification: sign-up sends a link (single use, 24 hours); accounts made by a service
+// administrator count as verified; GET /v2/me has emailVerified; POST /v2/me/verification-email
+// sends a new link (older ones stop working), 409 when verified, 429 past the limit per user, 403
+// for third-party OAuth tokens; an unverified account can sign in and grant consent; an unusable
+// link says how to get a new one.
 
 const world = setUpWorld(test, { clients: { app: {} } });
 

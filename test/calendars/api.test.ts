@@ -1,6 +1,6 @@
-// The /v2/calendars API (contract §16) without a calendar server: scopes over OAuth tokens and
-// API keys, input validation, the one-destination rule, other users' connections, the address
-// rule for CalDAV URLs, and the OpenAPI document naming the routes.
+// The /v2/calendars API without a calendar server: scopes over OAuth tokens and API keys, input
+// validation, the one-destination rule, other users' connections, the address rule for CalDAV URLs,
+// and the OpenAPI document naming the routes.
 import { CredentialsBox } from '@sched/calendars/credentials-box';
 import { saveCalendarConnection } from '@sched/db/queries/calendar-connections';
 import test from 'ava';

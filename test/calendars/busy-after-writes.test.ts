@@ -1,9 +1,9 @@
-// Our own calendar writes, step by step (contract §16 "Writing", "Freshness"): a cancel frees its
+// Our own calendar writes, step by step (docs/calendars.md "For operators"): a cancel frees its
 // time at once in slots, even when the host's calendar was read (and cached) between the cancel and
 // the queue deleting the event; a create retried after its answer was lost finds its event already
-// there; a connection waiting to be reconnected is not sent its refused credentials again, and
-// its writes go through once it is reconnected. The write queue is run by hand here, so each
-// step happens in order.
+// there; a connection waiting to be reconnected is not sent its refused credentials again, and its
+// writes go through once it is reconnected. The write queue is run by hand here, so each step
+// happens in order.
 import test, { type ExecutionContext } from 'ava';
 import { DateTime } from 'luxon';
 import { createLogger } from '@sched/kit/logger';

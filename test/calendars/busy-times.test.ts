@@ -1,6 +1,6 @@
-// Busy times of connected calendars when providers misbehave (contract §16 "Freshness and
-// failure"): an erroring or silent provider is left out (after at most 3 s), its outage logged
-// once and counted; refused credentials mark the connection needs_reauth; entries are cached.
+// Busy times of connected calendars when providers misbehave (docs/calendars.md "For operators"):
+// an erroring or silent provider is left out (after at most 3 s), its outage logged once and
+// counted; refused credentials mark the connection needs_reauth; entries are cached.
 import { BusyTimes } from '@sched/calendars/busy-times';
 import {
   type CalendarConnector,

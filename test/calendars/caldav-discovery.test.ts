@@ -1,8 +1,8 @@
-// CalDAV accounts against servers laid out as they are in the wild (contract §16, RFC 6764):
-// a server whose DAV tree is not at its root (Nextcloud: /remote.php/dav/) is found through the
-// redirect of /.well-known/caldav, an address that answers but is no CalDAV server is a 400
-// saying so (not a 500) with nothing saved, the same user name on two servers is two accounts, and
-// a calendar deleted at the server leaves the others of the account counting.
+// CalDAV accounts against servers laid out as they are in the wild (RFC 6764): a server whose DAV
+// tree is not at its root (Nextcloud: /remote.php/dav/) is found through the redirect of
+// /.well-known/caldav, an address that answers but is no CalDAV server is a 400 saying so (not a
+// 500) with nothing saved, the same user name on two servers is two accounts, and a calendar
+// deleted at the server leaves the others of the account counting.
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CredentialsBox } from '@sched/calendars/credentials-box';

@@ -1,7 +1,7 @@
 // CalDAV connections against a real server (Debian's radicale on a loopback port), end to end
-// through the API (contract §16): discovery, refused credentials, each kind of event in slots,
-// 409 into a busy interval, the booking's event written, moved and deleted by the write queue,
-// the queue catching up after the server comes back, and no credential in clear in the database.
+// through the API: discovery, refused credentials, each kind of event in slots, 409 into a busy
+// interval, the booking's event written, moved and deleted by the write queue, the queue catching
+// up after the server comes back, and no credential in clear in the database.
 import test from 'ava';
 import { DateTime } from 'luxon';
 import { insertUser, type TestUser } from '../support/factories.ts';
@@ -114,7 +114,7 @@ async function bookingEvents(): Promise<string[]> {
 
 const connections = async () => (await call('GET', '/v2/calendars', { token: host.apiKey })).body.data;
 
-test.serial('credentials the server refuses: 400 with the contract message, nothing saved', async (t) => {
+test.serial('credentials the server refuses: 400 with the fixed message, nothing saved', async (t) => {
   const response = await call('POST', '/v2/calendars/caldav', {
     token: host.apiKey,
     body: { serverUrl: radicale.url, username: alex.username, password: 'wrong password' },

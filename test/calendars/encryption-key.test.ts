@@ -1,6 +1,6 @@
-// ENCRYPTION_KEY in embedded mode (contract §16): generated once into DATA_DIR/secrets.json beside
-// the cookie keys (so `cli backup` carries it), the same on every later start, neither file's
-// writer dropping the other's key.
+// ENCRYPTION_KEY in embedded mode: generated once into DATA_DIR/secrets.json beside the cookie keys
+// (so `cli backup` carries it), the same on every later start, neither file's writer dropping the
+// other's key.
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadOrCreateCookieKeys, loadOrCreateEncryptionKey } from '@sched/launcher/data-dir';

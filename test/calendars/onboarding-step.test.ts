@@ -8,9 +8,9 @@ import { setUpRadicale } from '../support/radicale.ts';
 import { setUpWorld } from '../support/world.ts';
 import { text } from '../settings/helpers.ts';
 
-// The onboarding embed's calendar step over HTTP (contract §16): CalDAV connected in the step
-// against a real radicale (refused, then connected, then Continue to consent), and the Google
-// link's single-use ticket that lets a new first-party window connect for the frame's user.
+// The onboarding embed's calendar step over HTTP: CalDAV connected in the step against a real
+// radicale (refused, then connected, then Continue to consent), and the Google link's single-use
+// ticket that lets a new first-party window connect for the frame's user.
 
 const PARENT = 'http://127.0.0.1:4557';
 const alex = { username: 'alex', password: 'correct horse battery staple' };

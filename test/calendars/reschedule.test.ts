@@ -1,6 +1,6 @@
-// Rescheduling a booking whose event is already in the host's calendar (contract §16): the event
-// is that booking itself, so moving the booking by less than its length is not a conflict with it,
-// while another event in the calendar still is.
+// Rescheduling a booking whose event is already in the host's calendar: the event is that booking
+// itself, so moving the booking by less than its length is not a conflict with it, while another
+// event in the calendar still is.
 import test from 'ava';
 import { DateTime } from 'luxon';
 import { insertUser } from '../support/factories.ts';

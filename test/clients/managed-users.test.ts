@@ -3,7 +3,8 @@ import type { Json } from '../support/http.ts';
 import { createClient, setUpClientsWorld } from './helpers.ts';
 
 // The deprecated managed-user family: x-svc-secret-key against the client's active secrets,
-// GetManagedUserOutput per api-v2.md's field table, Deprecation and Sunset headers.
+// GetManagedUserOutput with exactly its fields (docs/oauth-clients.md "Managed users"), Deprecation
+// and Sunset headers.
 
 const LOCALES = new Set(
   'ar ca de es eu he id ja lv pl ro sr th vi az cs el es-419 fi hr it km nl pt ru sv tr zh-CN bg da en et fr hu iw ko no pt-BR sk ta uk zh-TW bn'.split(

@@ -4,8 +4,8 @@ import { mimeTypes, waitForMail } from '../support/mail.ts';
 import { approve, approvedClient, createClient, setUpClientsWorld } from './helpers.ts';
 import { insertClient } from '../support/factories.ts';
 
-// Every row of api-v2.md's "OAuth client review state" table, through the API, plus what this
-// project decided for rejected clients (docs/oauth-clients.md).
+// Every row of the review state table (docs/oauth-clients.md "Review state machine"), through the
+// API, plus what this project decided for rejected clients (docs/oauth-clients.md).
 
 const { world, owner } = setUpClientsWorld(test);
 

@@ -8,12 +8,12 @@ import { SERVICE_NODE_FLAGS } from '@sched/kit/node-flags';
 
 // Static checks of the deployment files (no Docker engine needed): docker-compose.yml, the
 // Dockerfile, .dockerignore and the gateway's deploy/nginx.conf must agree with each other, with
-// the repository and with section 1 of the contract.
+// the repository and with the configuration and gateway prefixes the README documents.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** Variables of section 1 of the contract: the config module must read each of them. */
+/** Variables of README "Configuration" every deployment sets: the config module must read each of them. */
 const CONTRACT_VARIABLES = [
   'DATABASE_URL',
   'REDIS_URL',
@@ -72,14 +72,14 @@ const ENTRY_FILES = [
   'services/launcher/src/start.ts',
 ];
 
-/** Contract section 1: path prefixes of the gateway and the service each goes to. */
+/** Path prefixes of the gateway and the service each goes to (README "Architecture"). */
 const ROUTES: Record<string, 'auth' | 'api'> = {
   '/': 'auth',
   '/auth/': 'auth',
   '/.well-known/': 'auth',
   '/v2/auth/oauth2/': 'auth',
   '/v2/': 'api',
-  // The MCP server (contract §17): one exact path.
+  // The MCP server: one exact path.
   '/mcp': 'api',
 };
 
@@ -588,7 +588,7 @@ test('.dockerignore admits every workspace and the lock file, and keeps node_mod
     t.true(ignore.includes(excluded), excluded);
 });
 
-test('the gateway routes exactly the contract prefixes, to the right services', (t) => {
+test('the gateway routes exactly the documented prefixes, to the right services', (t) => {
   const proxied = Object.fromEntries(
     locations
       .filter((location) => location.proxyPass)

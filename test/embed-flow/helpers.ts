@@ -4,7 +4,7 @@ import type { FlowBrowser } from '../support/oauth.ts';
 import { insertClient, type TestClient, type TestClientOptions } from '../support/factories.ts';
 
 /**
- * Shared pieces of the onboarding-embed suites: embed entry URLs (Protocol §1 of
+ * Shared pieces of the onboarding-embed suites: embed entry URLs ("Protocol" 1 of
  * shared/onboarding-embed/README.md) and clients whose redirect URIs sit on a page origin.
  */
 

@@ -31,7 +31,7 @@ function renderInvalid(mutate: (props: Record<string, unknown>) => void) {
   return { rec, container };
 }
 
-test.serial('the error codes are those of the contract', (t) => {
+test.serial('the error codes are those of the README', (t) => {
   t.deepEqual(
     [...ERROR_CODES],
     [

@@ -7,8 +7,8 @@ import { issueTokens } from '../support/oauth.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 import { insertClient } from '../support/factories.ts';
 
-// Contract 2: "For containers, `ADMIN_EMAIL` and `ADMIN_PASSWORD` at start-up create that service
-// administrator if missing." Start-up is composeSystem (what `npm start` runs), here on the test
+// For containers, `ADMIN_EMAIL` and `ADMIN_PASSWORD` at start-up create that service
+// administrator if missing. Start-up is composeSystem (what `npm start` runs), here on the test
 // system's own database (real Postgres / Redis when DATABASE_URL / REDIS_URL are set).
 
 const ADMIN_EMAIL = 'Bootstrap.Admin@example.com';

@@ -9,9 +9,9 @@ import test from 'ava';
 import { insertUser } from '../support/factories.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// Contract §14: an audit event for every change, accounts included. Each operator-CLI command that
-// changes something writes its event in the change's transaction, the actor being the operator
-// CLI: a `system` actor (no user) whose details name the CLI and the command.
+// An audit event for every change, accounts included. Each operator-CLI command that changes
+// something writes its event in the change's transaction, the actor being the operator CLI: a
+// `system` actor (no user) whose details name the CLI and the command.
 
 const world = setUpWorld(test);
 const { system, knex, store } = world;

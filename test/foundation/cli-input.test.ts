@@ -1,8 +1,8 @@
 import { CommandInputError, commands } from '@sched/launcher/commands';
 import test from 'ava';
 
-// The operator CLI's one-line refusals of its input (contract §2): checked before the command
-// touches the database, so no database is needed here.
+// The operator CLI's one-line refusals of its input: checked before the command touches the
+// database, so no database is needed here.
 
 const noDatabase = undefined as never;
 

@@ -25,7 +25,7 @@ function isEnvelope(
   t.truthy(Date.parse(body.timestamp));
 }
 
-test('an unknown route is a 404 in the contract envelope with a request id', async (t) => {
+test('an unknown route is a 404 in the error envelope with a request id', async (t) => {
   const response = await fetch(`${system.url}/v2/no-such-thing`);
   t.is(response.status, 404);
   t.truthy(response.headers.get('x-request-id'));

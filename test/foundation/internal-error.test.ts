@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { apiRuntime, type ServedApi, serveApiApp } from '../support/api-app.ts';
 import { startTestSystem, type TestSystem } from '../support/system.ts';
 
-// Contract 3: "500 never leaks internals". The resource API app as production builds it, with
+// A 500 never leaks internals. The resource API app as production builds it, with
 // routes of this test's own whose handlers fail unexpectedly; the log is captured to see that the
 // cause is written there (with the request id) instead of into the response.
 
@@ -72,7 +72,7 @@ for (const [path, cause] of [
   ['/v2/boom/type', 'a TypeError from the engine'],
   ['/v2/boom/string', 'a thrown non-Error value'],
 ] as const) {
-  test(`${cause}: 500 in the contract envelope, nothing of the cause in the response`, async (t) => {
+  test(`${cause}: 500 in the error envelope, nothing of the cause in the response`, async (t) => {
     const response = await fetch(`${base}${path}`, { headers: { 'X-Request-Id': `req-${path.slice(9)}` } });
     t.is(response.status, 500);
     t.is(response.headers.get('x-request-id'), `req-${path.slice(9)}`);

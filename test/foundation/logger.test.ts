@@ -65,7 +65,7 @@ test('error codes stay visible', (t) => {
   t.true(lines.join('').includes('ECONNREFUSED'));
 });
 
-test('calendar credentials never reach the log (contract §16)', (t) => {
+test('calendar credentials never reach the log', (t) => {
   const { stream, lines } = capture();
   const logger = createLogger({ level: 'info', name: 'test' }, stream);
   logger.warn(

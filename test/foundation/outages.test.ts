@@ -22,18 +22,18 @@ import { freePort } from '../support/process.ts';
 import { startTcpProxy } from '../support/tcp-proxy.ts';
 
 /**
- * Contract §13: "A back end that is down (Postgres, Redis) is a 503: `ServiceUnavailable` in the
- * API envelope, `temporarily_unavailable` on OAuth endpoints, with `Retry-After`, answered within
- * one second (no waiting on retries), logged once per outage, not once per request." The system
- * reaches the machine's Postgres and Redis through TCP proxies this file cuts and restores (the
- * shared servers themselves are never touched); after each outage the same requests succeed
+ * README "When Postgres or Redis is down": a back end that is down is a 503: `ServiceUnavailable`
+ * in the API envelope, `temporarily_unavailable` on OAuth endpoints, with `Retry-After`, answered
+ * within one second (no waiting on retries), logged once per outage, not once per request. The
+ * system reaches the machine's Postgres and Redis through TCP proxies this file cuts and restores
+ * (the shared servers themselves are never touched); after each outage the same requests succeed
  * without a restart. Real servers only: skipped without DATABASE_URL and REDIS_URL.
  */
 
 const realServers = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const serial = realServers ? test.serial : test.serial.skip;
 
-/** The contract's bound; what is measured is the answer of a request sent during the outage. */
+/** The documented bound; what is measured is the answer of a request sent during the outage. */
 const ONE_SECOND = 1000;
 
 interface LogLine {

@@ -11,8 +11,8 @@ import { tempDir } from '../support/process.ts';
 import { startTestSystem } from '../support/system.ts';
 import { inviteToNewOrganization } from './invite.ts';
 
-// Contract 1: "SMTP_URL unset = mail written to ./.data/mail/ as .eml files and logged". The folder
-// is DATA_DIR/mail (DATA_DIR defaults to ./.data); each test uses a temporary DATA_DIR.
+// SMTP_URL unset: mail is written to ./.data/mail/ as .eml files and logged (README "Mail"). The
+// folder is DATA_DIR/mail (DATA_DIR defaults to ./.data); each test uses a temporary DATA_DIR.
 
 const emlFiles = async (dir: string): Promise<string[]> =>
   (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.eml'));

@@ -9,10 +9,10 @@ import { startRedirectReceiver } from '../support/oauth.ts';
 import { attendee, FUTURE_YEAR, personalEventType, setAvailability } from '../support/scheduling.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// Contract §17 end to end for an agent nobody registered: the SDK's own MCP client identifies
-// itself by a Client ID Metadata Document this test serves over https (its own CA) on a loopback
-// port, which OUTBOUND_PRIVATE_NETWORKS=allow lets the server fetch. AGENT_CLIENTS is the default
-// (review): the agent is pending on first use, may be given read scopes only, until an
+// An AI agent end to end (docs/agents.md), one nobody registered: the SDK's own MCP client
+// identifies itself by a Client ID Metadata Document this test serves over https (its own CA) on a
+// loopback port, which OUTBOUND_PRIVATE_NETWORKS=allow lets the server fetch. AGENT_CLIENTS is the
+// default (review): the agent is pending on first use, may be given read scopes only, until an
 // administrator approves its document URL; then the SDK's step-up gets BOOKING_WRITE.
 // (test/mcp/agent-e2e.test.ts: the same journey with a client registered in settings.)
 

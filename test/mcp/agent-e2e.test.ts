@@ -3,8 +3,8 @@ import { setUpChromium } from '../support/browser.ts';
 import { setUpWorld } from '../support/world.ts';
 import { agentJourney } from './agent-journey.ts';
 
-// Contract §17 end to end in the all-in-one process (test/scaleout/mcp-gateway.test.ts: behind
-// the gateway with two API processes).
+// MCP agents end to end (docs/mcp.md) in the all-in-one process (test/scaleout/mcp-gateway.test.ts:
+// behind the gateway with two API processes).
 const { system } = setUpWorld(test);
 const chromium = setUpChromium(test);
 

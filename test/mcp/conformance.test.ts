@@ -9,7 +9,7 @@ import { setUpWorld } from '../support/world.ts';
 // The official MCP conformance suite's authorization-server scenarios
 // (@modelcontextprotocol/conformance `authorization`: metadata endpoint, authorization code grant)
 // against the service, the browser part done in Chromium. Its client sends no scope, only
-// `resource` = the MCP server: the request gets the resource metadata's scopes (contract §17).
+// `resource` = the MCP server: the request gets the resource metadata's scopes.
 const { system } = setUpWorld(test);
 const chromium = setUpChromium(test);
 const require = createRequire(import.meta.url);

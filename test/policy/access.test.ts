@@ -26,7 +26,7 @@ const teamReq = (minimumRole: Role, permission: string | null = 'team.remove'): 
 
 const rank: Record<Role, number> = { OWNER: 3, ADMIN: 2, MEMBER: 1 };
 
-// --- PBAC table (api-v2 "PBAC"), organization level ---
+// --- PBAC table, organization level ---
 type Row = [string, Omit<AccessInput, 'requirement'>, AccessRequirement, AccessVia];
 const pbacRows: Row[] = [
   [
@@ -326,7 +326,7 @@ test('reasons explain the decision', (t) => {
   );
 });
 
-// Exhaustive team-level grid against a restatement of the spec rules.
+// Exhaustive team-level grid against a restatement of the access rules.
 const maybeRoles: (Role | null)[] = [null, ...ROLES];
 const bools = [false, true];
 test('team level: every combination of memberships, acceptance, PBAC and permissions', (t) => {

@@ -9,7 +9,7 @@ import {
 } from '@sched/policy/authorization-scopes';
 import test from 'ava';
 
-test('descriptions are the contract texts', (t) => {
+test('descriptions are the fixed texts', (t) => {
   t.is(SCOPE_REQUIRED_MESSAGE, 'scope parameter is required for this OAuth client');
   t.is(UNKNOWN_SCOPE_DESCRIPTION, 'Requested scope is not a recognized scope');
   t.is(SCOPE_EXCEEDS_CLIENT_DESCRIPTION, "Requested scope exceeds the client's registered scopes");

@@ -12,7 +12,7 @@ import {
 } from '@sched/policy/scopes';
 import test from 'ava';
 
-// The OIDC scopes (contract §13): lowercase, registrable, described, never API scopes.
+// The OIDC scopes: lowercase, registrable, described, never API scopes.
 
 test('openid, profile and email are known, lowercase only, and not among the 30 API scopes', (t) => {
   t.deepEqual([...OIDC_SCOPES], ['openid', 'profile', 'email']);

@@ -10,9 +10,9 @@ import { SYSTEM_ROLE_PERMISSIONS } from '@sched/policy/system-roles';
 import { PERMISSIONS } from '@sched/policy/permissions';
 import test from 'ava';
 
-// PBAC cannot be escalated (contract §11): what a caller holds, and which requested permissions
-// they do not. Each row is one case; the wildcard rows fail if patterns were compared as strings
-// or if a requested pattern counted as held when only part of it is.
+// PBAC cannot be escalated: what a caller holds, and which requested permissions they do not. Each
+// row is one case; the wildcard rows fail if patterns were compared as strings or if a requested
+// pattern counted as held when only part of it is.
 
 const member = (
   role: MembershipFacts['role'],
@@ -202,7 +202,7 @@ test('holdsPermission: a pattern only when all it stands for is held', (t) => {
   t.true(holdsPermission(['*.read'], 'booking.read'));
 });
 
-test('the refusal message is the contract text', (t) => {
+test('the refusal message is the fixed text', (t) => {
   t.is(
     grantRefusalMessage(['*.*', 'team.remove']),
     'You cannot grant permissions you do not hold: *.*, team.remove',

@@ -181,7 +181,7 @@ test('hasScope looks through the whole set', (t) => {
   t.false(hasScope([], 'BOOKING_READ'));
 });
 
-test('messages are the contract texts', (t) => {
+test('messages are the fixed texts', (t) => {
   t.is(
     insufficientScopeMessage(['BOOKING_READ', 'PROFILE_READ'], ['EVENT_TYPE_READ', 'APPS_READ']),
     'insufficient_scope: token does not have the required scopes. Required: BOOKING_READ, PROFILE_READ. Token has: EVENT_TYPE_READ, APPS_READ',
@@ -211,7 +211,7 @@ const checkCases: CheckCase[] = [
     reason: 'legacy_token',
   },
   {
-    // Contract section 7: endpoints naming no scope are not reachable with OAuth tokens, legacy ones too.
+    // Endpoints naming no scope are not reachable with OAuth tokens, legacy ones too.
     name: 'legacy token on an endpoint naming no scope',
     required: undefined,
     granted: ['READ_BOOKING'],

@@ -6,7 +6,7 @@ import { issueTokens, tokenRequest } from '../support/oauth.ts';
 import { startRedisCluster, type TestRedisCluster } from '../support/redis-cluster.ts';
 import { type Chain, startTokenLoad } from '../support/token-load.ts';
 
-// A Redis Cluster master killed under token traffic through the gateway (contract §15): requests
+// A Redis Cluster master killed under token traffic through the gateway (docs/redis.md): requests
 // get 503 at most while a replica is promoted, the services serve again without a restart, and no
 // acknowledged token is lost beyond what Redis replication documents (docs/redis.md): a token
 // acknowledged before a WAIT on the master returned must survive; one acknowledged in the short
@@ -111,8 +111,8 @@ serial(
       return lossWindow(last.answeredAt, last.sentAt, chain);
     };
 
-    // Nothing but 200 and 503 (an outage answer, in the contract's error shape) during the
-    // promotion; a refresh token lost in the window is refused as unknown (400 invalid_grant).
+    // Nothing but 200 and 503 (an outage answer, in the error envelope) during the promotion; a
+    // refresh token lost in the window is refused as unknown (400 invalid_grant).
     const unexpected = load.outcomes.filter(
       (outcome) =>
         outcome.status !== 200 &&

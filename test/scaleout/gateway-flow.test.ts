@@ -5,8 +5,8 @@ import { gatewayAvailable, servedBy, setUpTestGateway } from '../support/gateway
 import { apiClient } from '../support/http.ts';
 import { clientCredentials, issueTokens, tokenRequest } from '../support/oauth.ts';
 
-// Two authorization servers and two resource APIs behind nginx behave as one (contract §15):
-// sessions and consent, revocation and rate limits are shared through Redis and Postgres.
+// Two authorization servers and two resource APIs behind nginx behave as one: sessions and consent,
+// revocation and rate limits are shared through Redis and Postgres.
 
 const TOKEN_LIMIT = 6;
 const serial = gatewayAvailable() ? test.serial : test.serial.skip;

@@ -6,9 +6,9 @@ import { gatewayAvailable, setUpTestGateway } from '../support/gateway.ts';
 import { describeFailures, type LoadOutcome, type LoadRequest, startLoad } from '../support/load.ts';
 import { clientCredentials, issueTokens } from '../support/oauth.ts';
 
-// Processes come and go under steady load (contract §15): a rolling restart (SIGTERM, one process
-// at a time) fails no request; a killed API process fails only requests it had in flight, and
-// only non-idempotent ones (nginx replays the others on the other process).
+// Processes come and go under steady load: a rolling restart (SIGTERM, one process at a time) fails
+// no request; a killed API process fails only requests it had in flight, and only non-idempotent
+// ones (nginx replays the others on the other process).
 
 const WORKERS = 4;
 /** Each worker's pause between requests: steady traffic, with CPU left for processes starting. */

@@ -14,13 +14,13 @@ import {
   tokenRequest,
 } from '../support/oauth.ts';
 
-// N authorization servers and M resource APIs behave as one (contract §15) for what
-// gateway-flow.test.ts does not cover: remembered consent and its withdrawal, RFC 7009 revocation
-// on an auth process seen by every API process, a client change made through an API process seen
-// by every auth process (their per-process client caches), a sign-out seen everywhere, failed
-// sign-ins counted together (an attacker spreading guesses over the processes gets no more), and
-// the onboarding embed (frame cookies, CSRF, its steps and response mode) across processes. Each
-// check addresses the processes directly, so none can pass by landing on the process that wrote.
+// N authorization servers and M resource APIs behave as one for what gateway-flow.test.ts does not
+// cover: remembered consent and its withdrawal, RFC 7009 revocation on an auth process seen by
+// every API process, a client change made through an API process seen by every auth process (their
+// per-process client caches), a sign-out seen everywhere, failed sign-ins counted together (an
+// attacker spreading guesses over the processes gets no more), and the onboarding embed (frame
+// cookies, CSRF, its steps and response mode) across processes. Each check addresses the processes
+// directly, so none can pass by landing on the process that wrote.
 
 const serial = gatewayAvailable() ? test.serial : test.serial.skip;
 const FAILURES_PER_ACCOUNT = 3;

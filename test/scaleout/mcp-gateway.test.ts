@@ -6,7 +6,7 @@ import { gatewayAvailable, servedBy, setUpTestGateway } from '../support/gateway
 import { agentJourney } from '../mcp/agent-journey.ts';
 
 // The MCP server is stateless: behind the gateway, two API processes answer one agent's calls
-// (and two auth processes its authorization) as one (contract §17 "every deployment shape").
+// (and two auth processes its authorization) as one: MCP works in every deployment shape.
 const serial = gatewayAvailable() ? test.serial : test.serial.skip;
 const gateway = gatewayAvailable() ? setUpTestGateway(test, { auth: 2, api: 2 }) : undefined;
 const chromium = setUpChromium(test);

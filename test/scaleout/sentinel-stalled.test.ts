@@ -5,11 +5,11 @@ import { waitUntil } from '../support/redis-server.ts';
 import { startRedisSentinel, type TestRedisSentinel } from '../support/redis-sentinel.ts';
 
 // A failover while one sentinel hangs (SIGSTOP: it accepts connections and answers nothing). The
-// client asks its sentinels in turn, the hung one first (the one that named the master last).
-// Two ways ioredis on its own loses the client for good here (contract §13: recovery without a
-// restart): its question to the hung sentinel waits for ever, and when the other sentinels'
-// +switch-master reaches its failover detector during that question, it abandons the
-// reconnection with "Connection is closed." and ends the client (shared/db/src/sentinel-client.ts).
+// client asks its sentinels in turn, the hung one first (the one that named the master last). Two
+// ways ioredis on its own loses the client for good here (we must recover without a restart): its
+// question to the hung sentinel waits for ever, and when the other sentinels' +switch-master
+// reaches its failover detector during that question, it abandons the reconnection with "Connection
+// is closed." and ends the client (shared/db/src/sentinel-client.ts).
 
 const setUps: TestRedisSentinel[] = [];
 

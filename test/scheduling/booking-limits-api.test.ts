@@ -1,4 +1,4 @@
-// GET/PATCH/DELETE /v2/me/booking-limits over HTTP (api-v2 "User booking limits", contract §8).
+// GET/PATCH/DELETE /v2/me/booking-limits over HTTP (docs/scheduling.md "Endpoints").
 import { createApiKey } from '@sched/db/queries/api-keys';
 import test from 'ava';
 import { insertMembership, insertOrganization, insertTeam } from '../support/factories.ts';

@@ -1,4 +1,4 @@
-// Event types, schedule, slots and bookings over HTTP (contract §8), with booking limits in force.
+// Event types, schedule, slots and bookings over HTTP, with booking limits in force.
 // Dates are in 2031 so they are in the future whenever this runs (9 June 2031 is a Monday).
 import { createApiKey } from '@sched/db/queries/api-keys';
 import type { User } from '@sched/db/queries/users';

@@ -1,5 +1,5 @@
-// OAuth access tokens on the scheduling routes (contract §7): the scope each route declares, and
-// public booking routes that accept a token without requiring one.
+// OAuth access tokens on the scheduling routes: the scope each route declares, and public booking
+// routes that accept a token without requiring one.
 import test from 'ava';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { insertOrganization, insertTeam } from '../support/factories.ts';

@@ -1,4 +1,4 @@
-// Slot computation (contract §8 Slots) and the booking-limit effect on availability (api-v2):
+// Slot computation and the booking-limit effect on availability (docs/scheduling.md "Enforcement"):
 // a period at its limit shows no slots; the next period shows them again.
 import { cancelBooking, createBooking } from '../../services/api/src/scheduling/booking-service.ts';
 import { computeSlots } from '../../services/api/src/scheduling/slots.ts';

@@ -7,10 +7,10 @@ import { FlowBrowser } from '../support/oauth.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// The admin console's organizations (contract §14): list and search, create with an owner (as
-// POST /v2/admin/organizations), the PBAC switch (as PATCH /v2/admin/organizations/{orgId}, so the
-// API sees it on the next request), members: provisioned accepted by e-mail (as the admin API),
-// removed while one accepted owner stays. Administrators only, CSRF-checked, audited.
+// The admin console's organizations: list and search, create with an owner (as POST
+// /v2/admin/organizations), the PBAC switch (as PATCH /v2/admin/organizations/{orgId}, so the API
+// sees it on the next request), members: provisioned accepted by e-mail (as the admin API), removed
+// while one accepted owner stays. Administrators only, CSRF-checked, audited.
 
 const ORGS = '/auth/admin/organizations';
 const world = setUpWorld(test);

@@ -7,9 +7,9 @@ import { FlowBrowser, issueTokens, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// The admin console's resource servers (contract §13, §14): registered with a secret shown exactly
-// once and kept only as a hash, listed, deleted (its introspection credentials stop at once).
-// Administrators only, CSRF-checked, audited.
+// The admin console's resource servers: registered with a secret shown exactly once and kept only
+// as a hash, listed, deleted (its introspection credentials stop at once). Administrators only,
+// CSRF-checked, audited.
 
 const SERVERS = '/auth/admin/resource-servers';
 const INTROSPECT = '/v2/auth/oauth2/introspect';

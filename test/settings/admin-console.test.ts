@@ -7,8 +7,8 @@ import { FlowBrowser, clientCredentials, issueTokens, tokenRequest } from '../su
 import { setUpWorld } from '../support/world.ts';
 import { ADMIN, page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// The admin console (contract §14): users, every OAuth client, the audit log; service
-// administrators only, every action a CSRF-checked form, audited with the administrator as actor.
+// The admin console: users, every OAuth client, the audit log; service administrators only, every
+// action a CSRF-checked form, audited with the administrator as actor.
 
 const USERS = '/auth/admin/users';
 const CLIENTS = '/auth/admin/clients';

@@ -4,8 +4,8 @@ import type { FlowBrowser, PageResult } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// API keys in the settings (contract §4, §12: "API keys (create, shown once, revoke)"; an
-// unverified account cannot create them), checked against the API itself.
+// API keys in the settings (create, shown once, revoke; an unverified account cannot create them),
+// checked against the API itself.
 
 const KEYS = '/auth/settings/api-keys';
 const world = setUpWorld(test);

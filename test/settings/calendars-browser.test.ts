@@ -6,11 +6,11 @@ import { type FakeGoogle, startFakeGoogle } from '../support/fake-google.ts';
 import { setUpRadicale } from '../support/radicale.ts';
 import { setUpWorld } from '../support/world.ts';
 
-// The settings Calendars page in real Chromium (contract §16): connect CalDAV against a real
-// radicale (a wrong password, then the right one), choose the calendars checked for conflicts and
-// the destination, disconnect; connect Google through a fake Google on loopback and Reconnect it
-// once it needs reauthorization. Results checked through GET /v2/calendars. Screenshots (outside
-// git), light and dark: $TMPDIR/sched-calendar-screens/.
+// The settings Calendars page in real Chromium: connect CalDAV against a real radicale (a wrong
+// password, then the right one), choose the calendars checked for conflicts and the destination,
+// disconnect; connect Google through a fake Google on loopback and Reconnect it once it needs
+// reauthorization. Results checked through GET /v2/calendars. Screenshots (outside git), light and
+// dark: $TMPDIR/sched-calendar-screens/.
 
 const alex = { username: 'alex', password: 'correct horse battery staple' };
 const radicale = setUpRadicale(test, [alex]);

@@ -4,8 +4,8 @@ import { issueTokens, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// Connected apps in the settings (contract §12): the list of GET /v2/me/connected-apps with the
-// scopes in plain words, and Revoke, which ends the app's tokens for the user at once.
+// Connected apps in the settings: the list of GET /v2/me/connected-apps with the scopes in plain
+// words, and Revoke, which ends the app's tokens for the user at once.
 
 const APPS = '/auth/settings/connected-apps';
 const world = setUpWorld(test, {

@@ -4,9 +4,9 @@ import { FlowBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// Account deletion in the settings (contract §12: "password re-entered on the page"; refused while
-// the user is the last OWNER): the same library call as DELETE /v2/me (test/api/delete-me.test.ts
-// covers what goes); here the page's own rules.
+// Account deletion in the settings (password re-entered on the page; refused while the user is the
+// last OWNER): the same library call as DELETE /v2/me (test/api/delete-me.test.ts covers what
+// goes); here the page's own rules.
 
 const DELETE = '/auth/settings/delete-account';
 const world = setUpWorld(test);

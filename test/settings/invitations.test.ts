@@ -12,11 +12,11 @@ import { FlowBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// The invitee's invitations in the settings pages (contract: "`accepted` is changed only by the
-// invitee ... The same in the settings pages"; "Invitations sent to an e-mail address are visible
-// only to an account whose address is verified"), over HTTP with the cookie-keeping FlowBrowser.
-// The invitations are made through the API as an inviter would; the API's view is checked after
-// each answer. The Chromium round trip with the e-mail is invitations-browser.test.ts.
+// The invitee's invitations in the settings pages (`accepted` is changed only by the invitee, in
+// the settings pages as in the API; "Invitations sent to an e-mail address are visible only to an
+// account whose address is verified"), over HTTP with the cookie-keeping FlowBrowser. The
+// invitations are made through the API as an inviter would; the API's view is checked after each
+// answer. The Chromium round trip with the e-mail is invitations-browser.test.ts.
 
 const INVITATIONS = '/auth/settings/invitations';
 const world = setUpWorld(test);

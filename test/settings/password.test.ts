@@ -4,8 +4,8 @@ import { FlowBrowser } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// Password change in the settings (contract §12: "password change (current password required;
-// ends the account's other sessions)"), over HTTP with two cookie-keeping browsers.
+// Password change in the settings (current password required; ends the account's other
+// sessions), over HTTP with two cookie-keeping browsers.
 
 const PASSWORD = '/auth/settings/password';
 const world = setUpWorld(test);

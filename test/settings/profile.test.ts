@@ -7,8 +7,8 @@ import type { FlowBrowser, PageResult } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
-// The profile page (contract §12: "profile (name, username, time zone with a searchable list
-// grouped by region, week start, locale, time format; same rules as `PATCH /v2/me`)") and the
+// The profile page (name, username, time zone with a searchable list grouped by region, week
+// start, locale, time format; same rules as `PATCH /v2/me`) and the
 // resend-verification button, over HTTP. Every save is checked through `GET /v2/me`.
 
 const PROFILE = '/auth/settings/profile';

@@ -6,11 +6,11 @@ import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { childEnv, runToEnd, tempDir } from '../support/process.ts';
 
-// Contract §2 and §12, the operator CLI for accounts (a child process, like `npm run cli`):
-// `reset-password --email E` prints a one-time reset URL (unknown address: non-zero with one
-// line); `create-admin` on an existing address with another password is refused (it never exits 0
-// keeping a password other than the one given); accounts made by the CLI and the ADMIN_EMAIL
-// bootstrap count as verified. Own database (Postgres with DATABASE_URL, else a data folder).
+// The operator CLI for accounts (README "Operator CLI"; a child process, like `npm run cli`):
+// `reset-password --email E` prints a one-time reset URL (unknown address: non-zero with one line);
+// `create-admin` on an existing address with another password is refused (it never exits 0 keeping
+// a password other than the one given); accounts made by the CLI and the ADMIN_EMAIL bootstrap
+// count as verified. Own database (Postgres with DATABASE_URL, else a data folder).
 
 const CLI = 'services/launcher/src/cli.ts';
 const APP_URL = 'http://sched.example.test';

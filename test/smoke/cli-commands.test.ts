@@ -15,12 +15,12 @@ import {
   waitForStatus,
 } from '../support/process.ts';
 
-// Contract §2 and §14, the operator CLI as `npm run cli` runs it (child processes), in embedded
-// mode beside a running server (through its control socket): --help for every command, the
-// command list, --version; create-client --approve whose printed credentials run an authorization
-// code flow with openid-client; list-clients, approve-client; disable-user / enable-user;
-// backup while the server runs, restore into a fresh data folder (refused while a server holds
-// the folder, and into one with a database unless --force), and the restored server has the data.
+// The operator CLI (README "Operator CLI") as `npm run cli` runs it (child processes), in embedded
+// mode beside a running server (through its control socket): --help for every command, the command
+// list, --version; create-client --approve whose printed credentials run an authorization code flow
+// with openid-client; list-clients, approve-client; disable-user / enable-user; backup while the
+// server runs, restore into a fresh data folder (refused while a server holds the folder, and into
+// one with a database unless --force), and the restored server has the data.
 
 const CLI = 'services/launcher/src/cli.ts';
 // Every command the CLI runs (restore is the CLI's own, never through the server), so a command

@@ -9,12 +9,12 @@ import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { childEnv, runToEnd, tempDir } from '../support/process.ts';
 
-// Contract 2, the operator CLI as `npm run cli` runs it (a child process): `migrate` applies pending
-// migrations (and, with ADMIN_EMAIL / ADMIN_PASSWORD, makes that service administrator), and
-// `create-admin --name` stores the name. Against this file's own, unmigrated Postgres database when
-// DATABASE_URL is set; otherwise on an embedded data folder that no server holds (seeded from the
-// build's template when there is one).
-// Serial: one database, the CLI runs one after another.
+// The operator CLI (README "Operator CLI") as `npm run cli` runs it (a child process): `migrate`
+// applies pending migrations (and, with ADMIN_EMAIL / ADMIN_PASSWORD, makes that service
+// administrator), and `create-admin --name` stores the name. Against this file's own, unmigrated
+// Postgres database when DATABASE_URL is set; otherwise on an embedded data folder that no server
+// holds (seeded from the build's template when there is one). Serial: one database, the CLI runs
+// one after another.
 
 const CLI = 'services/launcher/src/cli.ts';
 const ALL_MIGRATIONS = migrations.map(([name]) => name);

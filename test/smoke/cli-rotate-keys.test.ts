@@ -2,10 +2,10 @@ import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
 import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
 
-// `npm run cli -- rotate-keys` (contract §13) as an operator runs it, beside a running server (a
-// child process: embedded, reached through its control socket; or on Postgres with
-// DATABASE_URL, where the CLI writes the database and tells the server through the token store).
-// The server publishes the new key at once, first, with the old one still listed.
+// `npm run cli -- rotate-keys` as an operator runs it, beside a running server (a child process:
+// embedded, reached through its control socket; or on Postgres with DATABASE_URL, where the CLI
+// writes the database and tells the server through the token store). The server publishes the new
+// key at once, first, with the old one still listed.
 
 const CLI = 'services/launcher/src/cli.ts';
 let dataDir: Awaited<ReturnType<typeof tempDir>>;

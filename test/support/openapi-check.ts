@@ -4,13 +4,13 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 /**
- * Checks answers of the resource API against its OpenAPI document (contract §14: the test suite
- * checks every response it receives against it). `apiClient` runs it on every response: a
- * request whose method and path name an operation of the document must get a status the
- * operation lists, with a body its schema for that status accepts; anything else fails the test.
- * Requests that name no operation (the auth service, probes of a test's own, unknown paths) are
- * not checked. The document is built once per test process from the same route declarations
- * the API serves, and each schema compiled once, on first use.
+ * Checks answers of the resource API against its OpenAPI document, so the document cannot drift
+ * from what the API sends. `apiClient` runs it on every response: a request whose method and path
+ * name an operation of the document must get a status the operation lists, with a body its schema
+ * for that status accepts; anything else fails the test. Requests that name no operation (the auth
+ * service, probes of a test's own, unknown paths) are not checked. The document is built once per
+ * test process from the same route declarations the API serves, and each schema compiled once, on
+ * first use.
  */
 
 type Json = Record<string, unknown>;
