@@ -197,3 +197,28 @@ test.serial('deleting a user with connections still works (the version trigger o
   await knex()('users').where({ id: host.id }).delete();
   t.is((await knex()('calendar_connections').where({ user_id: host.id })).length, 0);
 });
+
+test.serial(
+  'providers are asked for a day more on each side of the whole UTC days (all-day events sit in the host zone)',
+  async (t) => {
+    const { host } = await hostWithConnection();
+    const { logger } = recordingLogger();
+    const asked: Array<{ start: Date; end: Date }> = [];
+    const busy = new BusyTimes({
+      knex: knex(),
+      logger,
+      connectorOf: () =>
+        connector(async (_ids, range) => {
+          asked.push(range);
+          return [];
+        }),
+    });
+    // One hour late on 3 March (UTC): a host at UTC-8 is in the evening of 2 March, one at UTC+13
+    // in the morning of 4 March, and all-day events of those days must come back.
+    await busy.ofHosts([host], FROM + 23 * 3_600_000, TO);
+    t.deepEqual(
+      asked.map((range) => [range.start.toISOString(), range.end.toISOString()]),
+      [['2031-03-02T00:00:00.000Z', '2031-03-05T00:00:00.000Z']],
+    );
+  },
+);

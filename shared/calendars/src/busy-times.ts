@@ -133,9 +133,12 @@ export class BusyTimes {
       .filter((calendar) => calendar.checkForConflicts)
       .map((calendar) => calendar.externalId);
     if (calendarIds.length === 0) return [];
-    // Whole UTC days around the range, so requests whose `from` is "now" share an entry.
-    const start = Math.floor(from / DAY_MS) * DAY_MS;
-    const end = Math.ceil(to / DAY_MS) * DAY_MS;
+    // Whole UTC days around the range, so requests whose `from` is "now" share an entry, and one
+    // more day on each side: servers match all-day and floating events in UTC (CalDAV) or in the
+    // zone they were made in (Graph), while they block the day in the host's zone, up to 14 h
+    // away. Without it a booking late in a host's day missed that day's all-day event.
+    const start = Math.floor(from / DAY_MS) * DAY_MS - DAY_MS;
+    const end = Math.ceil(to / DAY_MS) * DAY_MS + DAY_MS;
     const key = [connection.id, connection.busyVersion, timeZone, start, end, calendarIds.join('\n')].join(
       '|',
     );

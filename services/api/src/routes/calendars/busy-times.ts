@@ -3,7 +3,7 @@ import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { busyTimeOutput } from '../../presenters/calendar-connection.ts';
 import { defineRoute } from '../../routing/route.ts';
-import { rangeOf } from '../scheduling/slots.ts';
+import { isDate, rangeOf } from '../scheduling/slots.ts';
 import { busyTimesQuery } from './schemas.ts';
 
 export const busyTimesRoute = defineRoute({
@@ -20,7 +20,10 @@ export const busyTimesRoute = defineRoute({
     const [user] = await getHostProfiles(deps.stores.db.knex, [caller.userId]);
     if (!user) throw new NotFoundError('User not found');
     const { from, to } = rangeOf(query.start, query.end, query.timeZone ?? user.timeZone);
-    const busy = await deps.calendars.userBusyTimes(user, from, to + 1);
+    // rangeOf's `to` is inclusive (a date: the last millisecond of that day); intervals are cut
+    // at an exclusive end: the next day's start, or the date-time given.
+    const end = isDate(query.end) ? to + 1 : to;
+    const busy = await deps.calendars.userBusyTimes(user, from, end);
     return {
       data: busy.map((interval) => ({
         start: new Date(interval.start).toISOString(),

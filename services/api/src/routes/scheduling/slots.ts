@@ -9,7 +9,8 @@ import { slotsQuery } from './schemas.ts';
 /** Longest range one request may ask for (start to end). */
 export const MAX_SLOT_RANGE_DAYS = 93;
 const DAY_MS = 86_400_000;
-const isDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+/** `YYYY-MM-DD`: a whole day, read in the query's zone. */
+export const isDate = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value);
 
 /**
  * `start` / `end`: a date is a whole day in `zone` (end inclusive: up to the end of that day), a
