@@ -305,3 +305,26 @@ test('choosing destinations at the same time: every request answers, one destina
   }>;
   t.is(all.flatMap((connection) => connection.calendars).filter((c) => c.isDestination).length, 1);
 });
+
+test('disconnecting the destination’s account: the default of the accounts left takes over', async (t) => {
+  const user = await insertUser(knex());
+  const first = await connect(user, 'dest-a', ['A1']);
+  const second = await connect(user, 'dest-b', ['Holidays', 'B2', 'B3']);
+  const third = await connect(user, 'dest-c', ['C1']);
+  const destinations = async () =>
+    (
+      (await call('GET', '/v2/calendars', { token: user.apiKey })).body.data as Array<{
+        calendars: Array<{ id: number; isDestination: boolean }>;
+      }>
+    )
+      .flatMap((connection) => connection.calendars)
+      .filter((calendar) => calendar.isDestination)
+      .map((calendar) => calendar.id);
+  t.deepEqual(await destinations(), [first.calendars[0]]);
+  // Another account's going leaves the choice alone.
+  t.is((await call('DELETE', `/v2/calendars/${third.id}`, { token: user.apiKey })).status, 204);
+  t.deepEqual(await destinations(), [first.calendars[0]]);
+  // The oldest account left, its first writable calendar (its primary, Holidays, is read-only).
+  t.is((await call('DELETE', `/v2/calendars/${first.id}`, { token: user.apiKey })).status, 204);
+  t.deepEqual(await destinations(), [second.calendars[1]]);
+});

@@ -267,19 +267,29 @@ export async function saveCalendarConnection(
     const hasDestination = await trx('connected_calendars')
       .where({ user_id: input.userId, is_destination: true })
       .first('id');
-    if (!hasDestination) {
-      const candidate = (await trx('connected_calendars')
-        .where({ connection_id: connectionId, read_only: false })
-        .orderBy([
-          { column: 'is_primary', order: 'desc' },
-          { column: 'id', order: 'asc' },
-        ])
-        .first('id')) as { id: number | string } | undefined;
-      if (candidate)
-        await trx('connected_calendars').where({ id: candidate.id }).update({ is_destination: true });
-    }
+    if (!hasDestination) await makeDefaultDestination(trx, input.userId, connectionId);
     return getCalendarConnection(trx, input.userId, connectionId);
   });
+}
+
+/**
+ * The default destination: the primary, or else first writable, calendar of the given connection
+ * (or of the user's oldest connection that has a writable one). Nothing when there is none.
+ */
+async function makeDefaultDestination(trx: Knex, userId: number, connectionId?: number): Promise<void> {
+  const candidate = (await trx('connected_calendars')
+    .where({ user_id: userId, read_only: false })
+    .modify((query) => {
+      if (connectionId !== undefined) query.where({ connection_id: connectionId });
+    })
+    .orderBy([
+      { column: 'connection_id', order: 'asc' },
+      { column: 'is_primary', order: 'desc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .first('id')) as { id: number | string } | undefined;
+  if (candidate)
+    await trx('connected_calendars').where({ id: candidate.id }).update({ is_destination: true });
 }
 
 export interface CalendarChoice {
@@ -333,10 +343,22 @@ export async function updateCalendarChoices(
   });
 }
 
-/** Deletes the connection with its credentials and calendars; RecordNotFoundError when not the user's. */
+/**
+ * Deletes the connection with its credentials and calendars; RecordNotFoundError when not the
+ * user's. When it held the destination, the default of the connections left takes over (new
+ * bookings keep landing in a calendar, as after connecting).
+ */
 export async function deleteCalendarConnection(knex: Knex, userId: number, id: number): Promise<void> {
-  const deleted = await knex('calendar_connections').where({ id, user_id: userId }).delete();
-  if (deleted === 0) throw new RecordNotFoundError('calendarConnection');
+  await knex.transaction(async (trx) => {
+    // Taken in turn with choices of destination (updateCalendarChoices locks the same row).
+    await trx('users').where({ id: userId }).forUpdate().first('id');
+    const heldDestination = await trx('connected_calendars')
+      .where({ connection_id: id, user_id: userId, is_destination: true })
+      .first('id');
+    const deleted = await trx('calendar_connections').where({ id, user_id: userId }).delete();
+    if (deleted === 0) throw new RecordNotFoundError('calendarConnection');
+    if (heldDestination) await makeDefaultDestination(trx, userId);
+  });
 }
 
 export async function setConnectionStatus(knex: Knex, id: number, status: ConnectionStatus): Promise<void> {
