@@ -171,6 +171,24 @@ test.serial('refresh answered invalid_grant (AADSTS70000): CredentialsRefusedErr
   });
 });
 
+test.serial(
+  'refresh answered interaction_required (a new MFA or consent policy): CredentialsRefusedError',
+  async (t) => {
+    nock(MICROSOFT_ORIGINS.login)
+      .post(TOKEN)
+      .reply(400, {
+        error: 'interaction_required',
+        error_description:
+          "AADSTS50076: Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access '00000003-0000-0000-c000-000000000000'.",
+        error_codes: [50076],
+        suberror: 'basic_action',
+      });
+    await t.throwsAsync(connector(oauthCredentials(-5)).calendar.listCalendars(), {
+      instanceOf: CredentialsRefusedError,
+    });
+  },
+);
+
 test.serial('a 401 gets one refresh and one retry; the account is the default calendar owner', async (t) => {
   nock(MICROSOFT_ORIGINS.graph, { reqheaders: { authorization: 'Bearer access-1' } })
     .get('/v1.0/me/calendars')

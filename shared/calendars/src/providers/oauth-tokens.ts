@@ -5,9 +5,10 @@ import { CredentialsRefusedError, type OAuthCredentials, ProviderUnavailableErro
  * The token endpoint of an OAuth provider our server is the client of (Google, Microsoft):
  * the authorization-code exchange with the PKCE verifier (RFC 6749 §4.1.3, RFC 7636) and the
  * refresh (RFC 6749 §6). The client authenticates with client_secret_post, which both accept.
- * Refusals: `invalid_grant` (a revoked or expired refresh token, a used code) is
- * CredentialsRefusedError, which marks the connection needs_reauth; anything else that keeps
- * us from a token (5xx, timeouts, a body that is not a token response) is ProviderUnavailableError.
+ * Refusals: `invalid_grant` (a revoked or expired refresh token, a used code) and the errors
+ * asking the user to sign in again are CredentialsRefusedError, which marks the connection
+ * needs_reauth; anything else that keeps us from a token (5xx, timeouts, a body that is not a
+ * token response) is ProviderUnavailableError.
  */
 
 /** fetch-compatible: the outbound module's fetch in production (shared/kit/src/outbound.ts). */
@@ -33,6 +34,19 @@ export interface TokenClient {
 export class ScopesNotGrantedError extends Error {
   override name = 'ScopesNotGrantedError';
 }
+
+/**
+ * Token-endpoint errors only the user can end: the grant is gone (`invalid_grant`), or the
+ * provider wants them to sign in or consent again (OpenID Connect's `interaction_required`,
+ * `login_required`, `consent_required`: Microsoft's answer once a new MFA or consent policy
+ * applies). Retrying cannot help; the connection needs reconnecting.
+ */
+const USER_ACTION_ERRORS = new Set([
+  'invalid_grant',
+  'interaction_required',
+  'login_required',
+  'consent_required',
+]);
 
 /** Refresh this long before the provider's expiry, so no request goes out with a dying token. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -75,8 +89,8 @@ async function tokenRequest(
   }
   const json = (await response.json().catch(() => ({}))) as TokenResponse;
   if (response.ok) return json;
-  if (json.error === 'invalid_grant')
-    throw new CredentialsRefusedError(`${providerName} refused the grant (invalid_grant)`);
+  if (typeof json.error === 'string' && USER_ACTION_ERRORS.has(json.error))
+    throw new CredentialsRefusedError(`${providerName} refused the grant (${json.error})`);
   throw new ProviderUnavailableError(
     `${providerName} token endpoint answered ${response.status}${typeof json.error === 'string' ? ` (${json.error})` : ''}`,
   );
