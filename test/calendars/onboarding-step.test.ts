@@ -139,3 +139,53 @@ test('a made-up ticket starts nothing', async (t) => {
   );
   t.is(page.status, 400, 'no redirect to Google');
 });
+
+test('the step shows the calendars after a connection, and Continue saves which are checked and the destination', async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  await radicale.makeCalendar(alex, `home-${user.id}`, 'Home');
+  const connected = asPage(
+    await browser.submit(step, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  t.true(text(connected.html).includes('Choose your calendars'));
+  const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  const work = before.calendars.find((calendar: { name: string }) => calendar.name === 'Work');
+  const home = before.calendars.find((calendar: { name: string }) => calendar.name === 'Home');
+  t.true(work.checkForConflicts && home.checkForConflicts, 'every owned calendar is checked by default');
+  t.true(connected.html.includes(`name="conflicts.${home.id}" value="on" aria-label="Check Home for conflicts" checked`));
+
+  // As a browser posts it: Work's box left ticked, Home's unticked, Home chosen as the destination.
+  await browser.submit(connected, '/calendar', {
+    action: 'continue',
+    [`conflicts.${work.id}`]: 'on',
+    destination: String(home.id),
+  });
+  const [after] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.like(after.calendars.find((calendar: { id: number }) => calendar.id === work.id), {
+    checkForConflicts: true,
+    isDestination: false,
+  });
+  t.like(after.calendars.find((calendar: { id: number }) => calendar.id === home.id), {
+    checkForConflicts: false,
+    isDestination: true,
+  });
+  t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'complete');
+});
+
+test('Continue posted without the calendar choice (only the action) keeps the defaults', async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  const connected = asPage(
+    await browser.submit(step, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  await browser.submit(connected, '/calendar', { action: 'continue' });
+  const [after] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.deepEqual(after.calendars, before.calendars);
+});

@@ -10,6 +10,7 @@ import {
 } from '@sched/policy/onboarding';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { AppError } from '@sched/kit/errors';
 import { takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
@@ -21,6 +22,7 @@ import { interactionPath, PATHS } from '../paths.ts';
 import { mintTicket } from '../calendars/connect-state.ts';
 import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
 import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
+import { postsSelection, selectionFromForm } from '../calendars/selection.ts';
 import type { ConnectionView } from '@sched/calendars/service';
 import { configuredOAuthProviders } from '@sched/calendars/providers/oauth-provider';
 import { OnboardingStepError } from '../embed-flow/errors.ts';
@@ -228,10 +230,18 @@ export function saveCalendar(deps: AuthDeps) {
         error: 'Connect a calendar, or skip this step.',
       });
     }
-    const first =
-      parsed.data.action === 'continue'
-        ? (await calendarService(deps).listConnections(user.id))[0]
-        : undefined;
+    const service = calendarService(deps);
+    const connections = parsed.data.action === 'continue' ? await service.listConnections(user.id) : [];
+    if (postsSelection(form)) {
+      try {
+        for (const connection of connections)
+          await service.updateSelection(user.id, connection.id, selectionFromForm(connection, form));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return renderCalendar(deps, ctx, interaction, user, { status: error.status, error: error.message });
+      }
+    }
+    const first = connections[0];
     await saveOnboardingCalendar(
       deps.runtime.stores.db.knex,
       deps.runtime.stores.tokenStore,

@@ -11,7 +11,8 @@ import { PATHS } from '../paths.ts';
 import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import type { SignedIn } from '../web/session.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
-import { type CalDavValues, calendarsPage, conflictField, DESTINATION_FIELD } from './pages/calendars.ts';
+import { type CalDavValues, calendarsPage } from './pages/calendars.ts';
+import { selectionFromForm } from '../calendars/selection.ts';
 import { PROVIDER_NAMES } from '../calendars/provider-names.ts';
 
 /**
@@ -117,14 +118,8 @@ export async function saveSelectionAction(deps: AuthDeps, ctx: Context, signedIn
     id === null ? undefined : (await service.listConnections(signedIn.user.id)).find((c) => c.id === id);
   if (!connection)
     return render(deps, ctx, signedIn, { status: 404, error: 'Calendar connection not found' });
-  const destination = form[DESTINATION_FIELD] ?? '';
-  const changes = connection.calendars.map((calendar) => ({
-    id: calendar.id,
-    checkForConflicts: form[conflictField(calendar.id)] === 'on',
-    isDestination: destination === String(calendar.id),
-  }));
   try {
-    await service.updateSelection(signedIn.user.id, connection.id, changes);
+    await service.updateSelection(signedIn.user.id, connection.id, selectionFromForm(connection, form));
   } catch (error) {
     if (!(error instanceof AppError) || error.status >= 500) throw error;
     return render(deps, ctx, signedIn, { status: error.status, error: error.message });

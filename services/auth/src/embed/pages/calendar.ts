@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
 import { progress } from '../../embed-flow/pages/progress.ts';
 import { calDavFields } from '../../calendars/caldav-fields.ts';
+import { selectionTable } from '../../calendars/pages/selection-table.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 
 export const calendarCalDavStepPath = (uid: string) => `${interactionPath(uid, 'calendar')}/caldav`;
@@ -27,6 +28,21 @@ function connectionList(connections: readonly ConnectionView[]): SafeHtml {
   )}</ul>`;
 }
 
+/**
+ * Which calendars are checked for conflicts and where new bookings go, over every connection
+ * (the defaults ticked), saved with Continue.
+ */
+function selection(view: CalendarView): SafeHtml {
+  const withCalendars = view.connections.filter((connection) => connection.calendars.length > 0);
+  if (withCalendars.length === 0) return html``;
+  return html`<h2 id="calendar-choice">Choose your calendars</h2>
+${selectionTable(withCalendars, {
+  labelledBy: 'calendar-choice',
+  noneLabel: 'none of these calendars',
+  groupByConnection: withCalendars.length > 1,
+})}`;
+}
+
 function caldavForm(view: CalendarView): SafeHtml {
   return html`<details class="caldav"${view.caldavError || view.oauthLinks.length === 0 ? html` open` : ''}>
 <summary>Connect a CalDAV calendar</summary>
@@ -41,7 +57,8 @@ ${calDavFields(view.caldav, Boolean(view.caldavError))}
 
 /**
  * The onboarding calendar step: connect CalDAV here, or Google / Microsoft in a new
- * window (providers refuse to be framed), then Continue to consent. Works without JavaScript: the
+ * window (providers refuse to be framed), choose the calendars checked for conflicts and the
+ * destination (as settings does), then Continue to consent. Works without JavaScript: the
  * provider window ends on a page saying to come back, and Refresh shows the new connection.
  * Continue comes first in the form (Enter submits it); the stylesheet shows Skip on the left.
  */
@@ -64,6 +81,7 @@ ${
 ${caldavForm(view)}
 <form method="post" action="${interactionPath(view.uid, 'calendar')}" novalidate>
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+${selection(view)}
 <div class="actions">
 ${
   connected

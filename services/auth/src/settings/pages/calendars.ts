@@ -1,5 +1,6 @@
 import type { ConnectionView } from '@sched/calendars/service';
 import { calDavFields } from '../../calendars/caldav-fields.ts';
+import { selectionTable } from '../../calendars/pages/selection-table.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 import { CSRF_FIELD } from '../../http/csrf.ts';
 import { html, type SafeHtml } from '../../pages/html.ts';
@@ -10,10 +11,6 @@ export const calendarConnectPath = (provider: string) => `${PATHS.settingsCalend
 export const calendarCalDavPath = `${PATHS.settingsCalendars}/caldav`;
 export const connectionPath = (id: number) => `${PATHS.settingsCalendars}/${id}`;
 export const disconnectPath = (id: number) => `${PATHS.settingsCalendars}/${id}/disconnect`;
-
-/** Form field names: one name per box (repeated names are refused by the form reader). */
-export const conflictField = (calendarId: number) => `conflicts.${calendarId}`;
-export const DESTINATION_FIELD = 'destination';
 
 export interface CalDavValues {
   serverUrl: string;
@@ -53,22 +50,11 @@ function selectionForm(connection: ConnectionView, view: CalendarsView, headingI
     return html`<p class="muted">No calendars found in this account.</p>`;
   return html`<form method="post" action="${connectionPath(connection.id)}">
 ${csrfInput(view.csrf)}
-<table class="table" aria-labelledby="${headingId}">
-<thead><tr><th scope="col">Calendar</th><th scope="col">Check for conflicts</th><th scope="col">New bookings go here</th></tr></thead>
-<tbody>${connection.calendars.map(
-    (calendar) => html`<tr>
-<td>${calendar.name}${calendar.readOnly ? html` <span class="muted">(read-only)</span>` : ''}</td>
-<td><input type="checkbox" name="${conflictField(calendar.id)}" value="on" aria-label="Check ${calendar.name} for conflicts"${calendar.checkForConflicts ? html` checked` : ''}></td>
-<td>${
-      calendar.readOnly
-        ? html`<span class="muted">—</span>`
-        : html`<input type="radio" name="${DESTINATION_FIELD}" value="${String(calendar.id)}" aria-label="Add new bookings to ${calendar.name}"${calendar.isDestination ? html` checked` : ''}>`
-    }</td>
-</tr>`,
-  )}
-<tr><td colspan="2" class="muted">None of these calendars</td><td><input type="radio" name="${DESTINATION_FIELD}" value="" aria-label="Add new bookings to none of the ${PROVIDER_NAMES[connection.provider]} calendars"${connection.calendars.some((calendar) => calendar.isDestination) ? '' : html` checked`}></td></tr>
-</tbody>
-</table>
+${selectionTable([connection], {
+  labelledBy: headingId,
+  noneLabel: `none of the ${PROVIDER_NAMES[connection.provider]} calendars`,
+  groupByConnection: false,
+})}
 <div class="form-actions"><button type="submit" class="primary small">Save calendars</button></div>
 </form>`;
 }
