@@ -218,6 +218,11 @@ test('the audit log pages newest first with a cursor that keeps the filters', as
   t.false(second.html.includes('>Older<'));
   t.is(page(await browser.open(`${AUDIT}?cursor=not*valid`)).status, 400);
   t.is(page(await browser.open(`${AUDIT}?actor=abc`)).status, 400);
+  // A cursor of the right form naming an impossible time is refused the same way, not a 500.
+  const impossible = Buffer.from(JSON.stringify({ at: '2026-02-30T10:00:00.000000Z', id: 5 })).toString(
+    'base64url',
+  );
+  t.is(page(await browser.open(`${AUDIT}?cursor=${impossible}`)).status, 400);
 });
 
 test('non-administrators get 403, signed-out people the sign-in page, and every action needs the CSRF token', async (t) => {

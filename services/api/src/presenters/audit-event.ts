@@ -1,4 +1,4 @@
-import { AUDIT_ACTOR_KINDS, type AuditCursor, type AuditEvent } from '@sched/db/queries/audit-log';
+import { AUDIT_ACTOR_KINDS, type AuditEvent } from '@sched/db/queries/audit-log';
 import { z } from 'zod';
 import { named } from '../openapi/named.ts';
 
@@ -96,22 +96,3 @@ export const auditPaginationOutput = named(
   }),
   { nextCursor: 'eyJhdCI6IjIwMjYtMTEtMjZUMDk6MzA6MDAuMDAwMDAwWiIsImlkIjo4MTJ9', take: 50 },
 );
-
-/** The cursor is opaque to callers: base64url of `{"at": <created_at, microseconds>, "id": <id>}`. */
-export const encodeAuditCursor = (cursor: AuditCursor): string =>
-  Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id })).toString('base64url');
-
-const CURSOR_AT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
-
-export function decodeAuditCursor(value: string): AuditCursor | null {
-  try {
-    const parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null) return null;
-    const { at, id } = parsed as { at?: unknown; id?: unknown };
-    if (typeof at !== 'string' || !CURSOR_AT.test(at)) return null;
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return null;
-    return { at, id };
-  } catch {
-    return null;
-  }
-}

@@ -1,4 +1,9 @@
-import { type AuditCursor, listAuditEvents } from '@sched/db/queries/audit-log';
+import {
+  type AuditCursor,
+  decodeAuditCursor,
+  encodeAuditCursor,
+  listAuditEvents,
+} from '@sched/db/queries/audit-log';
 import { BadRequestError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { csrfFor, userPurpose } from '../web/forms.ts';
@@ -26,20 +31,10 @@ const auditQuery = z.object({
     .optional(),
 });
 
-const encodeCursor = (cursor: AuditCursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 function decodeCursor(text: string): AuditCursor {
-  try {
-    const value = JSON.parse(Buffer.from(text, 'base64url').toString()) as AuditCursor;
-    if (
-      typeof value.at === 'string' &&
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(value.at) &&
-      Number.isSafeInteger(value.id)
-    )
-      return value;
-  } catch {
-    // below
-  }
-  throw new BadRequestError('Invalid cursor');
+  const cursor = decodeAuditCursor(text);
+  if (!cursor) throw new BadRequestError('Invalid cursor');
+  return cursor;
 }
 
 export const auditList: Handler = async (deps, ctx, signedIn) => {
@@ -60,7 +55,7 @@ export const auditList: Handler = async (deps, ctx, signedIn) => {
     },
     { take: AUDIT_TAKE, ...(query.cursor ? { cursor: decodeCursor(query.cursor) } : {}) },
   );
-  const next = result.next ? filterQuery(filters, { cursor: encodeCursor(result.next) }) : null;
+  const next = result.next ? filterQuery(filters, { cursor: encodeAuditCursor(result.next) }) : null;
   const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
   sendSettingsPage(
     ctx,

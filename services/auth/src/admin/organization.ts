@@ -1,5 +1,4 @@
 import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
-import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import {
   countAcceptedOwners,
   createMembership,
@@ -104,24 +103,12 @@ export const pbacAction: AdminHandler = async (deps, ctx, signedIn) => {
     return render(deps, ctx, signedIn, 400, { error: 'pbacEnabled must be true or false' });
   const pbacEnabled = parsed.data.pbacEnabled === 'true';
   const { runtime } = deps;
-  const updated = await transactionWithBumps(
+  const updated = await updateOrganization(
     runtime.stores.db.knex,
     runtime.stores.tokenStore,
-    async (trx, bumper) => {
-      const before = await findOrganizationById(trx, orgId);
-      if (!before) return null;
-      const after = await updateOrganization(trx, bumper, orgId, { pbacEnabled });
-      if (!after) return null;
-      await recordAuditEvent(trx, signedIn.actor.audit, {
-        action: 'organization.updated',
-        targetType: 'organization',
-        targetId: orgId,
-        organizationId: orgId,
-        before: { pbacEnabled: before.pbacEnabled },
-        after: { pbacEnabled: after.pbacEnabled },
-      });
-      return after;
-    },
+    orgId,
+    { pbacEnabled },
+    signedIn.actor.audit,
   );
   if (!updated) throw new NotFoundError(ORG_NOT_FOUND);
   seeOther(ctx, `${adminOrganizationPath(orgId)}?notice=${pbacEnabled ? 'pbac-on' : 'pbac-off'}`);

@@ -1,9 +1,7 @@
 import { DuplicateRecordError } from '@sched/db/errors';
 import { searchOrganizations } from '@sched/db/queries/admin-organizations';
-import { recordAuditEvent } from '@sched/db/queries/audit-log';
 import { createOrganization } from '@sched/db/queries/organizations';
 import { findUserByEmail } from '@sched/db/queries/users';
-import { transactionWithBumps } from '@sched/db/versions';
 import { slug } from '@sched/policy/slugs';
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -24,7 +22,8 @@ import {
 /**
  * The console's organizations: search by name or slug, and creation with an owner, like
  * `POST /v2/admin/organizations` (the same data-layer call: the owner's accepted OWNER membership
- * in the same transaction; the administrator need not be a member). Audited as `organization.created`.
+ * in the same transaction; the administrator need not be a member). Audited as `organization.created`
+ * and the owner's `membership.added`.
  */
 
 export const organizationsList: AdminHandler = searchListPage('Organizations', searchOrganizations, (view) =>
@@ -74,23 +73,18 @@ export const createOrganizationAction: AdminHandler = async (deps, ctx, signedIn
   if (!owner) return renderForm(deps, ctx, signedIn, 404, values, { ownerEmail: 'User not found' });
   let orgId: number;
   try {
-    orgId = await transactionWithBumps(knex, runtime.stores.tokenStore, async (trx, bumper) => {
-      const organization = await createOrganization(trx, bumper, {
+    const organization = await createOrganization(
+      knex,
+      runtime.stores.tokenStore,
+      {
         name: parsed.data.name,
         slug: parsed.data.slug,
         pbacEnabled: parsed.data.pbacEnabled,
         ownerUserId: owner.id,
-      });
-      await recordAuditEvent(trx, signedIn.actor.audit, {
-        action: 'organization.created',
-        targetType: 'organization',
-        targetId: organization.id,
-        organizationId: organization.id,
-        after: { name: organization.name, slug: organization.slug, pbacEnabled: organization.pbacEnabled },
-        details: { ownerUserId: owner.id },
-      });
-      return organization.id;
-    });
+      },
+      signedIn.actor.audit,
+    );
+    orgId = organization.id;
   } catch (error) {
     if (!(error instanceof DuplicateRecordError)) throw error;
     return renderForm(deps, ctx, signedIn, 409, values, {

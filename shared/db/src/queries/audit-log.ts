@@ -246,6 +246,37 @@ export interface AuditCursor {
   id: number;
 }
 
+/** A cursor as callers hold it, opaque: base64url of `{"at": <created_at, microseconds>, "id": <id>}`. */
+export const encodeAuditCursor = (cursor: AuditCursor): string =>
+  Buffer.from(JSON.stringify({ at: cursor.at, id: cursor.id })).toString('base64url');
+
+const CURSOR_AT = /^(\d{4})-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+/**
+ * A cursor of `encodeAuditCursor`, or null for anything else. The time must be a real one the
+ * database can compare (not the 30th of February, not year 0): the cursor comes back from callers,
+ * and an impossible time would fail the query instead of being refused as bad input.
+ */
+export function decodeAuditCursor(value: string): AuditCursor | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { at, id } = parsed as { at?: unknown; id?: unknown };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return null;
+  if (typeof at !== 'string') return null;
+  const parts = CURSOR_AT.exec(at);
+  if (!parts || Number(parts[1]) < 1) return null;
+  // Date.parse rolls 02-30 over to 03-02; a real time prints back as it was read.
+  const millis = `${at.slice(0, 23)}Z`;
+  const time = Date.parse(millis);
+  if (Number.isNaN(time) || new Date(time).toISOString() !== millis) return null;
+  return { at, id };
+}
+
 export interface AuditEventFilter {
   actorUserId?: number;
   actorKind?: AuditActorKind;

@@ -3,6 +3,7 @@ import { findUserById } from '@sched/db/queries/users';
 import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idValue, slug, text } from '../../routing/schemas.ts';
 import { named } from '../../openapi/named.ts';
@@ -24,10 +25,15 @@ export const createOrganizationRoute = defineRoute({
     schema: organizationOutput,
     errors: { 409: 'An organization with this slug already exists' },
   },
-  handler: async ({ deps, body }) => {
+  handler: async ({ deps, body, caller, ctx }) => {
     const knex = deps.stores.db.knex;
     if (!(await findUserById(knex, body.ownerUserId))) throw new NotFoundError('User not found');
-    const organization = await createOrganization(knex, deps.stores.tokenStore, body);
+    const organization = await createOrganization(
+      knex,
+      deps.stores.tokenStore,
+      body,
+      auditContextOf(caller, ctx),
+    );
     return { status: 201, data: presentOrganization(organization) };
   },
 });

@@ -2,6 +2,7 @@ import { updateOrganization } from '@sched/db/queries/organizations';
 import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { organizationOutput, presentOrganization } from '../../presenters/team.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 import { named } from '../../openapi/named.ts';
@@ -17,12 +18,13 @@ export const updateOrganizationRoute = defineRoute({
     pbacEnabled: true,
   }),
   response: { status: 200, description: 'The organization', schema: organizationOutput },
-  handler: async ({ deps, params, body }) => {
+  handler: async ({ deps, params, body, caller, ctx }) => {
     const organization = await updateOrganization(
       deps.stores.db.knex,
       deps.stores.tokenStore,
       params.orgId,
       body,
+      auditContextOf(caller, ctx),
     );
     if (!organization) throw new NotFoundError('Organization not found');
     return { data: presentOrganization(organization) };

@@ -1,7 +1,13 @@
-import { AUDIT_ACTOR_KINDS, type AuditEventFilter, listAuditEvents } from '@sched/db/queries/audit-log';
+import {
+  AUDIT_ACTOR_KINDS,
+  type AuditEventFilter,
+  decodeAuditCursor,
+  encodeAuditCursor,
+  listAuditEvents,
+} from '@sched/db/queries/audit-log';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { decodeAuditCursor, encodeAuditCursor, presentAuditEvent } from '../../presenters/audit-event.ts';
+import { presentAuditEvent } from '../../presenters/audit-event.ts';
 import { idParam } from '../../routing/schemas.ts';
 
 export const AUDIT_DEFAULT_TAKE = 50;
