@@ -225,6 +225,19 @@ test('the audit log pages newest first with a cursor that keeps the filters', as
   t.is(page(await browser.open(`${AUDIT}?cursor=${impossible}`)).status, 400);
 });
 
+test('the console address /auth/admin/ opens the console for administrators only', async (t) => {
+  const admin = await signedIn(world, await insertUser(world.knex(), { serviceAdmin: true }));
+  for (const path of ['/auth/admin', '/auth/admin/']) {
+    const opened = page(await admin.open(path));
+    t.is(opened.status, 200, path);
+    t.is(opened.url.pathname, USERS, path);
+  }
+  const person = await signedIn(world, await insertUser(world.knex()));
+  t.is(page(await person.open('/auth/admin/')).status, 403);
+  const signedOut = page(await new FlowBrowser(world.system.url).open('/auth/admin/'));
+  t.is(signedOut.url.pathname, '/auth/settings/sign-in');
+});
+
 test('non-administrators get 403, signed-out people the sign-in page, and every action needs the CSRF token', async (t) => {
   const person = await insertUser(world.knex());
   const other = await insertUser(world.knex());

@@ -66,6 +66,7 @@ export const PATHS = {
   /** Service administrators' review queue of OAuth clients (src/admin/). */
   adminClients: '/auth/admin/oauth-clients',
   /** The admin console (src/admin/, one file per section): users, organizations, every OAuth client, resource servers, the audit log. */
+  adminConsole: '/auth/admin',
   adminUsers: '/auth/admin/users',
   adminOrganizations: '/auth/admin/organizations',
   adminAllClients: '/auth/admin/clients',

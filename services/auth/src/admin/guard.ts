@@ -3,6 +3,8 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Knex } from 'knex';
 import type { AuthDeps } from '../deps.ts';
+import { seeOther } from '../interaction/current.ts';
+import { PATHS } from '../paths.ts';
 import type { SafeHtml } from '../pages/html.ts';
 import { csrfFor, userPurpose } from '../web/forms.ts';
 import { type Page, pageOf, pageSlice } from '../web/paging.ts';
@@ -29,6 +31,9 @@ export const adminPage = (deps: AuthDeps, handler: AdminHandler) =>
     requireAdmin(signedIn);
     await handler(deps, ctx, signedIn);
   });
+
+/** `/auth/admin/`: the console opens on its users. */
+export const consoleHome: AdminHandler = async (_deps, ctx) => seeOther(ctx, PATHS.adminUsers);
 
 /** One optional, trimmed query value. */
 export const single = (max: number) => z.string().trim().max(max).optional();

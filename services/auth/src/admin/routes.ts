@@ -3,7 +3,7 @@ import type { AuthDeps } from '../deps.ts';
 import { PATHS } from '../paths.ts';
 import { auditList } from './audit.ts';
 import { clientDetail, clientsList, suspendAction } from './clients.ts';
-import { type AdminHandler, adminPage } from './guard.ts';
+import { type AdminHandler, adminPage, consoleHome } from './guard.ts';
 import { organizationDetail, pbacAction, provisionMemberAction, removeMemberAction } from './organization.ts';
 import { createOrganizationAction, newOrganizationPage, organizationsList } from './organizations.ts';
 import {
@@ -19,6 +19,8 @@ import { userAction, userDetail, usersList } from './users.ts';
 export function adminRoutes(deps: AuthDeps): Router {
   const router = new Router();
   const admin = (handler: AdminHandler) => adminPage(deps, handler);
+  // The console's own address opens its first section (signed out: sign-in; others: 403).
+  router.get([PATHS.adminConsole, `${PATHS.adminConsole}/`], admin(consoleHome));
   router.get(PATHS.adminClients, reviewQueue(deps));
   router.post(`${PATHS.adminClients}/:clientId/approve`, approveAction(deps));
   router.post(`${PATHS.adminClients}/:clientId/reject`, rejectAction(deps));
