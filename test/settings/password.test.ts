@@ -1,3 +1,4 @@
+import { listAuditEvents } from '@sched/db/queries/audit-log';
 import test from 'ava';
 import { insertUser, type TestUser } from '../support/factories.ts';
 import { FlowBrowser } from '../support/oauth.ts';
@@ -48,6 +49,18 @@ test('changing the password keeps this browser signed in and signs out the other
   t.true(await signsIn(user, 'a brand new password'));
   // API keys are not sessions: they keep working.
   t.is((await call('GET', '/v2/me', { token: user.apiKey })).status, 200);
+  // Audited as the account's own change, with the request; never the password.
+  const { events } = await listAuditEvents(
+    knex(),
+    { targetType: 'user', targetId: String(user.id), action: 'user.password_changed' },
+    { take: 5 },
+  );
+  t.is(events.length, 1);
+  t.like(events[0], { actor: { kind: 'user', userId: user.id }, after: { hasPassword: true } });
+  t.truthy(events[0]!.requestId);
+  t.truthy(events[0]!.ipAddress);
+  const shown = JSON.stringify(events);
+  t.false(shown.includes('a brand new password') || shown.includes(user.password));
 });
 
 test('a wrong current password is 400 and changes nothing (no session ends)', async (t) => {
@@ -63,6 +76,12 @@ test('a wrong current password is 400 and changes nothing (no session ends)', as
   t.true(text(refused.html).includes('Your current password is not correct.'));
   t.true(await isSignedIn(elsewhere));
   t.true(await signsIn(user, user.password));
+  const { events } = await listAuditEvents(
+    knex(),
+    { targetType: 'user', targetId: String(user.id), action: 'user.password_changed' },
+    { take: 5 },
+  );
+  t.deepEqual(events, [], 'a refused change writes no event');
 });
 
 test('the current password is required', async (t) => {

@@ -55,7 +55,7 @@ export async function changePassword(deps: AuthDeps, ctx: Context, signedIn: Sig
   if (!checked || checked.id !== user.id)
     return render(deps, ctx, signedIn, 400, { currentPassword: 'Your current password is not correct.' });
   const knex = deps.runtime.stores.db.knex;
-  await setUserPassword(knex, user.id, next);
+  await setUserPassword(knex, user.id, next, signedIn.actor.audit);
   // Every session of the account ends (this one too), then this browser gets a fresh one.
   await deps.runtime.stores.tokenStore.revokeSessionsOfUser(String(user.id));
   const fresh = await findUserById(knex, user.id);

@@ -254,13 +254,30 @@ export async function verifyUserPassword(knex: Knex, email: string, password: st
   return ok && row && row.disabled_at === null ? mapUser(row) : null;
 }
 
-/** Sets (or, with null, removes) the password. False when there is no such user. */
-export async function setUserPassword(knex: Knex, userId: number, password: string | null): Promise<boolean> {
+/**
+ * Sets (or, with null, removes) the password. False when there is no such user. With `audit`, the
+ * account's `user.password_changed` event (never the password) is written in the same transaction.
+ */
+export async function setUserPassword(
+  knex: Knex,
+  userId: number,
+  password: string | null,
+  audit?: AuditContext,
+): Promise<boolean> {
   const passwordHash = password === null ? null : await hashPassword(password);
-  const count = await knex('users')
-    .where({ id: userId })
-    .update({ password_hash: passwordHash, updated_at: knex.fn.now() });
-  return count > 0;
+  return knex.transaction(async (trx) => {
+    const count = await trx('users')
+      .where({ id: userId })
+      .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+    if (count > 0 && audit)
+      await recordAuditEvent(trx, audit, {
+        action: 'user.password_changed',
+        targetType: 'user',
+        targetId: userId,
+        after: { hasPassword: password !== null },
+      });
+    return count > 0;
+  });
 }
 
 /** True when the user has a password (sign-up over an invited, password-less account, say). */
