@@ -223,6 +223,8 @@ interface Fresh {
   orgMemberships: number[];
   teamMemberships: number[];
   roles: string[];
+  /** Custom roles without permissions, one per PATCH case of each membership family. */
+  patchRoles: string[];
 }
 const fresh = new Map<Pbac, Fresh>();
 
@@ -256,8 +258,11 @@ async function prepareFresh(world: World): Promise<Fresh> {
   );
   const roles: string[] = [];
   for (let i = 0; i < perEndpoint; i++) roles.push(await insertCustomRole(knex, world.orgId, []));
+  const patchRoles: string[] = [];
+  for (let i = 0; i < perEndpoint * MEMBERSHIP_FAMILIES.length; i++)
+    patchRoles.push(await insertCustomRole(knex, world.orgId, []));
   const orgInvitees = orgMemberUsers.map((userId) => emails.get(userId)!);
-  return { users: plain, orgInvitees, orgMemberships, teamMemberships, roles };
+  return { users: plain, orgInvitees, orgMemberships, teamMemberships, roles, patchRoles };
 }
 
 function next<T>(list: T[]): T {
@@ -392,10 +397,12 @@ const ENDPOINTS: Endpoint[] = [
       scope: f.write,
       tokenScopes: f.writeScopes,
       okStatus: 200,
+      // A real change (a custom role without permissions, new each time, so anyone may assign it):
+      // a PATCH that changes nothing also needs the read right (membership-consent.test.ts).
       request: async (w) => ({
         method: 'PATCH',
         path: `${f.base(w)}/${f.shared(w)}`,
-        body: { accepted: true },
+        body: { customRoleId: next(fresh.get(w.pbac)!.patchRoles) },
       }),
     },
     {

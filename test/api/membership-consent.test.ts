@@ -518,6 +518,57 @@ test('a custom role is assigned only by someone who holds all its permissions', 
   );
 });
 
+test('changing roles without listing members does not read memberships: an empty PATCH is 400, one that changes nothing needs the read right', async (t) => {
+  const scene = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      changer: { org: 'MEMBER', permissions: ['organization.changeMemberRole'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const path = `/v2/organizations/${scene.orgId}/memberships/${scene.orgMembership.target}`;
+  const asChanger = { token: scene.users.changer.apiKey };
+  t.is((await call('GET', path, asChanger)).status, 403);
+
+  const empty = await call('PATCH', path, { ...asChanger, body: {} });
+  t.is(empty.status, 400);
+  t.is(empty.body.error.code, 'BadRequest');
+  t.deepEqual(
+    empty.body.error.details.map((d: { field: string }) => d.field),
+    ['body'],
+  );
+  t.false(JSON.stringify(empty.body).includes(scene.users.target.email));
+  // Every value the current one: nothing would change, the answer would only show the membership.
+  for (const body of [{ role: 'MEMBER' }, { customRoleId: null }, { accepted: true }]) {
+    const same = await call('PATCH', path, { ...asChanger, body });
+    t.is(same.status, 403, JSON.stringify(body));
+    t.false(JSON.stringify(same.body).includes(scene.users.target.email));
+  }
+  // Nor with a token that may write memberships but not read them.
+  const writeOnly = await createTestAccessToken(world.system.stores, {
+    userId: scene.users.owner.id,
+    scopes: ['ORG_MEMBERSHIP_WRITE'],
+  });
+  const unread = await call('PATCH', path, { token: writeOnly, body: { role: 'MEMBER' } });
+  t.is(unread.status, 403);
+  t.regex(unread.body.error.message, /^insufficient_scope: .*Required: ORG_MEMBERSHIP_READ/);
+
+  // A real change still answers with the membership; whoever may read members may repeat it.
+  const modest = await insertCustomRole(knex(), scene.orgId, ['organization.changeMemberRole']);
+  const changed = await call('PATCH', path, { ...asChanger, body: { customRoleId: modest } });
+  t.is(changed.status, 200);
+  t.is(changed.body.data.customRoleId, modest);
+  const again = await call('PATCH', path, {
+    token: scene.users.owner.apiKey,
+    body: { customRoleId: modest },
+  });
+  t.is(again.status, 200);
+  t.is(again.body.data.user.email, scene.users.target.email);
+  t.is((await call('PATCH', path, { token: scene.users.owner.apiKey, body: {} })).status, 400);
+});
+
 test('service administrators provision accepted organization memberships; nobody else may', async (t) => {
   const scene = await buildScene(knex(), { owner: { org: 'OWNER' } });
   const user = await insertUser(knex());

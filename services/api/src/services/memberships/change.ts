@@ -12,7 +12,13 @@ import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import { requireGrantable } from '../permissions.ts';
-import { actorRoleOf, enforce, parentOf } from './context.ts';
+import {
+  actorRoleOf,
+  enforce,
+  type MembershipReadRequirement,
+  parentOf,
+  requireReadAccess,
+} from './context.ts';
 import { MUST_ACCEPT } from './invite.ts';
 import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
@@ -28,6 +34,9 @@ export interface MembershipChange {
  * invitations), so any change of it here is refused; a custom role must be a custom role of the
  * organization whose every permission the caller holds (no escalation through PBAC); nobody but an
  * owner changes their own custom role; the last accepted owner keeps the owner role.
+ * A PATCH that would change nothing only shows the membership, so it needs the right to read it
+ * (`read`): otherwise whoever may change roles but not list members reads any membership with it
+ * (docs/decisions.md, "Memberships with consent").
  */
 export async function changeMembership(
   deps: Runtime,
@@ -35,6 +44,7 @@ export async function changeMembership(
   caller: UserCaller,
   membershipId: number,
   change: MembershipChange,
+  read: MembershipReadRequirement,
   audit: AuditContext,
 ): Promise<Membership> {
   const knex = deps.stores.db.knex;
@@ -45,6 +55,7 @@ export async function changeMembership(
   enforce(checkRoleAssignment({ actorRole, self, currentRole: target.role, newRole: change.role ?? null }));
   if (change.accepted !== undefined && change.accepted !== target.accepted)
     throw new ForbiddenError(MUST_ACCEPT);
+  if (changesNothing(target, change)) requireReadAccess(caller, access, read);
   const patch: MembershipPatch = {};
   if (change.role !== undefined) patch.role = change.role;
   if (change.customRoleId !== undefined) {
@@ -68,6 +79,11 @@ export async function changeMembership(
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   return updated;
 }
+
+const changesNothing = (target: Membership, change: MembershipChange): boolean =>
+  (change.role === undefined || change.role === target.role) &&
+  (change.customRoleId === undefined || change.customRoleId === target.customRoleId) &&
+  (change.accepted === undefined || change.accepted === target.accepted);
 
 /**
  * The permissions of a custom role of the membership's organization (404 for another's; 400 for a

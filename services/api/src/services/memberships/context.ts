@@ -1,10 +1,11 @@
 import type { MembershipParent } from '@sched/db/queries/memberships';
-import { ForbiddenError } from '@sched/kit/errors';
+import { ForbiddenError, InsufficientScopeError } from '@sched/kit/errors';
 import { decideAccess } from '@sched/policy/access';
 import { effectiveOrgRole, effectiveTeamRole, type RuleResult } from '@sched/policy/membership-rules';
 import type { Permission } from '@sched/policy/permissions';
 import type { Role } from '@sched/policy/roles';
-import type { AccessContext } from '../../routing/caller.ts';
+import { checkTokenScopes, type Scope } from '@sched/policy/scopes';
+import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 
 /**
  * What every membership operation derives from the route's access context: the organization or
@@ -50,4 +51,31 @@ export function requireAccess(access: AccessContext, minimumRole: Role, permissi
     pbacEnabled: access.organization?.pbacEnabled ?? false,
   });
   if (!decision.allowed) throw new ForbiddenError(decision.reason);
+}
+
+/** What reading a family's memberships needs (its GET routes): scope, role and PBAC permission. */
+export interface MembershipReadRequirement {
+  scope: Scope;
+  role: Role;
+  permission: Permission;
+}
+
+/**
+ * For a write whose answer would show a membership without changing anything: that answer is a
+ * read, so it needs what GET needs (the token's read scope, and the read role or permission).
+ */
+export function requireReadAccess(
+  caller: UserCaller,
+  access: AccessContext,
+  read: MembershipReadRequirement,
+): void {
+  if (caller.kind === 'oauth') {
+    const check = checkTokenScopes({
+      requiredScopes: read.scope,
+      grantedScopes: caller.scopes,
+      legacy: caller.legacy,
+    });
+    if (!check.allowed) throw new InsufficientScopeError(check.message, check.missing);
+  }
+  requireAccess(access, read.role, read.permission);
 }
