@@ -19,6 +19,7 @@ import * as calendarConnections from './0017_calendar_connections.ts';
 import * as agentClients from './0018_agent_clients.ts';
 import * as calendarVersion from './0019_calendar_version.ts';
 import * as calendarConnectionServer from './0020_calendar_connection_server.ts';
+import * as credentialEpoch from './0021_credential_epoch.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,4 +51,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0018_agent_clients', agentClients],
   ['0019_calendar_version', calendarVersion],
   ['0020_calendar_connection_server', calendarConnectionServer],
+  ['0021_credential_epoch', credentialEpoch],
 ];

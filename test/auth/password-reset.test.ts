@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import test from 'ava';
 import { insertApiKey, insertUser, uniqueTag } from '../support/factories.ts';
-import { FlowBrowser, issueTokens, tokenRequest, clientCredentials } from '../support/oauth.ts';
+import {
+  authorizeUrl,
+  FlowBrowser,
+  formOf,
+  issueTokens,
+  tokenRequest,
+  clientCredentials,
+} from '../support/oauth.ts';
 import { commands } from '@sched/launcher/commands';
+import { beforeNextSessionSave } from '../support/tokens.ts';
 import { setUpWorld } from '../support/world.ts';
 import {
   askForReset,
@@ -222,3 +230,67 @@ test("the operator's reset URL (reset-password command) works like the e-mail's"
   t.is(signIn.landed.url.pathname, '/auth/settings');
   t.is((await completeReset(world, url, 'set by the operator link')).status, 400, 'once');
 });
+
+/** A user, and a reset link of theirs from the e-mail. */
+async function userWithResetLink() {
+  const user = await insertUser(world.knex());
+  await askForReset(world, user.email);
+  return { user, link: linkInMail(await nextMail(world, user.email, RESET_SUBJECT), '/auth/reset-password') };
+}
+
+test.serial(
+  'a settings sign-in that checked the old password just before a reset does not outlive it, though its session is saved after',
+  async (t) => {
+    const { user, link } = await userWithResetLink();
+    // The reset runs to its end (sessions ended) between the sign-in's password check and its session.
+    const hook = beforeNextSessionSave(world.system.stores.tokenStore, String(user.id), () =>
+      completeReset(world, link, 'the owner takes it back'),
+    );
+    let raced: Awaited<ReturnType<typeof signInToSettings>>;
+    try {
+      raced = await signInToSettings(world, user.email, user.password);
+    } finally {
+      hook.restore();
+    }
+    t.is((await hook.ran).status, 200, 'the reset went through in between');
+    t.is(raced.landed.url.pathname, '/auth/settings/sign-in', 'signed out at once');
+    t.is(page(await raced.browser.open('/auth/settings')).url.pathname, '/auth/settings/sign-in');
+    const owner = await signInToSettings(world, user.email, 'the owner takes it back');
+    t.is(owner.landed.url.pathname, '/auth/settings');
+  },
+);
+
+test.serial(
+  'an authorization sign-in that checked the old password just before a reset gets no code: it must sign in again',
+  async (t) => {
+    const { user, link } = await userWithResetLink();
+    const app = world.clients.app;
+    const browser = new FlowBrowser(world.system.url);
+    const signIn = page(
+      await browser.open(
+        authorizeUrl(world.system.url, {
+          client_id: app.client.id,
+          redirect_uri: app.redirectUri,
+          response_type: 'code',
+          scope: app.client.scopes.join(' '),
+          state: 's',
+        }),
+      ),
+    );
+    t.regex(signIn.html, /<h1>Sign in<\/h1>/);
+    const hook = beforeNextSessionSave(world.system.stores.tokenStore, String(user.id), () =>
+      completeReset(world, link, 'the owner takes it back'),
+    );
+    let after: Awaited<ReturnType<FlowBrowser['submit']>>;
+    try {
+      after = await browser.submit(signIn, '/signin', { email: user.email, password: user.password });
+    } finally {
+      hook.restore();
+    }
+    t.is((await hook.ran).status, 200, 'the reset went through in between');
+    // Neither a code nor the consent page: the authorization asks for a sign-in again.
+    t.is(after.kind, 'page');
+    t.truthy(formOf(page(after).html, '/signin'), page(after).html);
+    t.falsy(formOf(page(after).html, '/consent'));
+  },
+);

@@ -157,10 +157,14 @@ test('verifyUserPassword signs in by e-mail and password', async (t) => {
   const passwordless = await createUser(knex(), { email: email('nopw') });
   t.is(await verifyUserPassword(knex(), passwordless.email, ''), null);
 
-  t.true(await setUserPassword(knex(), user.id, 'changed password'));
+  // Every password write moves the credential epoch on (sessions of the old password stop counting).
+  t.is(
+    (await setUserPassword(knex(), user.id, 'changed password'))?.credentialEpoch,
+    user.credentialEpoch + 1,
+  );
   t.is(await verifyUserPassword(knex(), address, 'right password'), null);
   t.is((await verifyUserPassword(knex(), address, 'changed password'))?.id, user.id);
-  t.false(await setUserPassword(knex(), 987654321, 'x'));
+  t.is(await setUserPassword(knex(), 987654321, 'x'), null);
 });
 
 test('updateUser changes only the given fields; null clears; conflicts are 409', async (t) => {

@@ -2,6 +2,7 @@ import { listAuditEvents } from '@sched/db/queries/audit-log';
 import test from 'ava';
 import { insertUser, type TestUser } from '../support/factories.ts';
 import { FlowBrowser } from '../support/oauth.ts';
+import { beforeNextSessionSave } from '../support/tokens.ts';
 import { setUpWorld } from '../support/world.ts';
 import { page, post, rawPost, signedIn, text } from './helpers.ts';
 
@@ -62,6 +63,32 @@ test('changing the password keeps this browser signed in and signs out the other
   const shown = JSON.stringify(events);
   t.false(shown.includes('a brand new password') || shown.includes(user.password));
 });
+
+test.serial(
+  'a sign-in that checked the old password just before a change does not outlive it, though its session is saved after',
+  async (t) => {
+    const user = await insertUser(knex());
+    const here = await signedIn(world, user);
+    const elsewhere = new FlowBrowser(world.system.url);
+    const form = page(await elsewhere.open('/auth/settings/sign-in'));
+    // The change runs to its end (other sessions ended) between that sign-in's check and its session.
+    const hook = beforeNextSessionSave(world.system.stores.tokenStore, String(user.id), () =>
+      change(here, {
+        currentPassword: user.password,
+        newPassword: 'a brand new password',
+        confirmPassword: 'a brand new password',
+      }),
+    );
+    try {
+      await elsewhere.submit(form, '/auth/settings/sign-in', { email: user.email, password: user.password });
+    } finally {
+      hook.restore();
+    }
+    t.is((await hook.ran).status, 200, 'the change went through in between');
+    t.false(await isSignedIn(elsewhere), "the old password's sign-in is signed out");
+    t.true(await isSignedIn(here), 'the browser that changed it stays signed in');
+  },
+);
 
 test('a wrong current password is 400 and changes nothing (no session ends)', async (t) => {
   const user = await insertUser(knex());

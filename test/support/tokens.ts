@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Stores } from '@sched/db/stores';
 import { taggedTokenId } from '@sched/db/token-store/keys';
-import type { AccessTokenPayload } from '@sched/db/token-store/types';
+import type { AccessTokenPayload, TokenStore } from '@sched/db/token-store/types';
 
 export interface TestAccessTokenOptions {
   userId: number;
@@ -53,4 +53,40 @@ export async function createTestAccessToken(
   };
   await stores.tokenStore.upsert('AccessToken', token, payload, expiresIn);
   return token;
+}
+
+/**
+ * Interleaves deterministically with a sign-in: when the token store is about to save the next
+ * browser Session of `accountId` (the sign-in has checked the password by then), `meanwhile` runs
+ * to its end, and only then is the session saved. Once; `ran` settles with what `meanwhile`
+ * returned; `restore` unhooks the store (call it in a `finally`).
+ */
+export function beforeNextSessionSave<T>(
+  store: TokenStore,
+  accountId: string,
+  meanwhile: () => Promise<T>,
+): { ran: Promise<T>; restore(): void } {
+  const upsert = store.upsert;
+  let settle!: { resolve(value: T): void; reject(error: unknown): void };
+  const ran = new Promise<T>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  let armed = true;
+  store.upsert = async (model, id, payload, expiresIn) => {
+    if (armed && model === 'Session' && payload.accountId === accountId) {
+      armed = false;
+      try {
+        settle.resolve(await meanwhile());
+      } catch (error) {
+        settle.reject(error);
+      }
+    }
+    return upsert.call(store, model, id, payload, expiresIn);
+  };
+  return {
+    ran,
+    restore: () => {
+      store.upsert = upsert;
+    },
+  };
 }

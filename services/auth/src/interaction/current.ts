@@ -1,8 +1,10 @@
+import type { User } from '@sched/db/queries/users';
 import type { Context } from 'koa';
 import type { InteractionResults } from 'oidc-provider';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
 import { TTL } from '../provider/configuration.ts';
+import { signOutSessionRecord, stampSession } from '../provider/session-credential.ts';
 
 export type Interaction = Awaited<ReturnType<AuthDeps['provider']['interactionDetails']>>;
 
@@ -24,13 +26,24 @@ export async function currentInteraction(deps: AuthDeps, ctx: Context): Promise<
   return interaction;
 }
 
-/** Ends the step with `result` and sends the browser back to the authorization request (303). */
+/** Ends the sign-in (or sign-up) step with `user`, as the password check read it, signed in. */
+export function finishSignIn(deps: AuthDeps, ctx: Context, user: User): Promise<void> {
+  return finishInteraction(deps, ctx, { login: { accountId: String(user.id) } }, false, user);
+}
+
+/**
+ * Ends the step with `result` and sends the browser back to the authorization request (303). A
+ * `login` result comes through `finishSignIn`, with the user signed in.
+ */
 export async function finishInteraction(
   deps: AuthDeps,
   ctx: Context,
   result: InteractionResults,
   mergeWithLastSubmission: boolean,
+  signedIn?: User,
 ): Promise<void> {
+  if (result.login && signedIn?.id !== Number(result.login.accountId))
+    throw new Error('a sign-in result needs the user signed in (finishSignIn)');
   let returnTo: string;
   try {
     returnTo = await deps.provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
@@ -39,7 +52,7 @@ export async function finishInteraction(
   }
   // After the result is stored (oidc-provider checks that the session still holds the account the
   // interaction began with), before the browser resumes the authorization.
-  if (result.login) await signInSession(deps, ctx, result.login.accountId);
+  if (signedIn) await signInSession(deps, ctx, signedIn);
   seeOther(ctx, returnTo);
 }
 
@@ -57,14 +70,13 @@ export async function finishInteraction(
  * Left alone, oidc-provider would send the browser to its end-session confirmation, a route this
  * server does not serve (404, and the old account stayed signed in).
  */
-async function signInSession(deps: AuthDeps, ctx: Context, accountId: string): Promise<void> {
+async function signInSession(deps: AuthDeps, ctx: Context, user: User): Promise<void> {
+  const accountId = String(user.id);
   const session = await deps.provider.Session.get(ctx);
-  if (session.accountId !== accountId) {
-    const record = session as unknown as Record<string, unknown>;
-    for (const field of ['accountId', 'loginTs', 'amr', 'acr', 'transient']) delete record[field];
-    session.authorizations = {};
-  }
+  if (session.accountId !== accountId) signOutSessionRecord(session);
   session.loginAccount({ accountId });
+  // The epoch read with the password the step checked: a reset after that check ends this session.
+  stampSession(session, user);
   // A new identifier (the record keeps its uid): a session cookie planted in this browser before
   // the sign-in is worthless, and the record under the old identifier goes on save.
   if (!(session as unknown as { new?: boolean }).new) session.resetIdentifier();

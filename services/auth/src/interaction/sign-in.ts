@@ -11,7 +11,7 @@ import { progress } from '../embed-flow/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { signInPage } from '../pages/sign-in.ts';
 import { interactionPath } from '../paths.ts';
-import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+import { currentInteraction, finishSignIn, type Interaction, requestOf, seeOther } from './current.ts';
 
 const MAX_EMAIL = 254;
 const MAX_PASSWORD = 1024;
@@ -115,6 +115,6 @@ export function signIn(deps: AuthDeps) {
         error: 'Incorrect email or password.',
       });
     }
-    await finishInteraction(deps, ctx, { login: { accountId: String(user.id) } }, false);
+    await finishSignIn(deps, ctx, user);
   };
 }

@@ -14,7 +14,7 @@ import { progress } from '../embed-flow/pages/progress.ts';
 import { sendPage } from '../pages/layout.ts';
 import { type SignUpField, type SignUpView, signUpPage } from '../pages/sign-up.ts';
 import { interactionPath } from '../paths.ts';
-import { currentInteraction, finishInteraction, type Interaction, requestOf, seeOther } from './current.ts';
+import { currentInteraction, finishSignIn, type Interaction, requestOf, seeOther } from './current.ts';
 import { sendVerificationEmail } from './email-verification.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -169,6 +169,6 @@ export function signUp(deps: AuthDeps) {
 
     const registered = await registerAccount(deps, ctx, form);
     if (!('user' in registered)) return renderSignUp(deps, ctx, interaction, registered.status, registered);
-    await finishInteraction(deps, ctx, { login: { accountId: String(registered.user.id) } }, false);
+    await finishSignIn(deps, ctx, registered.user);
   };
 }

@@ -1,6 +1,7 @@
 import { findUserById, findUserDisabledAt } from '@sched/db/queries/users';
 import type { Knex } from 'knex';
-import type { Account } from 'oidc-provider';
+import type { Account, KoaContextWithOIDC } from 'oidc-provider';
+import { sessionIsCurrent, signOutSessionRecord } from './session-credential.ts';
 
 /**
  * oidc-provider's `findAccount`: the account id is our user id as a string. A user who does not
@@ -8,16 +9,21 @@ import type { Account } from 'oidc-provider';
  * remembered for a minute per process, so refreshing tokens does not query the database each
  * time; a deleted user's grant can therefore be refreshed for up to a minute, and the resource
  * API, which loads the user for every request, refuses those tokens anyway.
+ * The browser session's account (no token: authorization and resume) is read every time: a session
+ * signed in with a password the account no longer has is signed out here (its record loses the
+ * account, so oidc-provider asks for a sign-in), as the settings pages treat it
+ * (`session-credential.ts`).
  */
 const REMEMBER_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
 export function findAccount(knex: Knex) {
   const known = new Map<string, number>();
-  return async function find(_ctx: unknown, sub: string): Promise<Account | undefined> {
+  return async function find(ctx: unknown, sub: string, token?: unknown): Promise<Account | undefined> {
     if (typeof sub !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) return undefined;
+    const session = token === undefined ? sessionOf(ctx, sub) : undefined;
     const seen = known.get(sub);
-    if (seen === undefined || Date.now() - seen > REMEMBER_MS) {
+    if (session !== undefined || seen === undefined || Date.now() - seen > REMEMBER_MS) {
       const [user, disabledAt] = await Promise.all([
         findUserById(knex, Number(sub)),
         findUserDisabledAt(knex, Number(sub)),
@@ -26,12 +32,22 @@ export function findAccount(knex: Knex) {
         known.delete(sub);
         return undefined;
       }
+      if (session !== undefined && !sessionIsCurrent(session, user)) {
+        signOutSessionRecord(session);
+        return undefined;
+      }
       known.delete(sub);
       known.set(sub, Date.now());
       if (known.size > MAX_ENTRIES) known.delete(known.keys().next().value!);
     }
     return { accountId: sub, claims: () => userClaims(knex, sub) };
   };
+}
+
+/** The browser session of the request when it is signed in as `sub`. */
+function sessionOf(ctx: unknown, sub: string): object | undefined {
+  const session = (ctx as Partial<KoaContextWithOIDC> | undefined)?.oidc?.session;
+  return session?.accountId === sub ? session : undefined;
 }
 
 /**

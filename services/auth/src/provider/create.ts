@@ -12,6 +12,7 @@ import { serveClientsFromDirectory } from './client-instances.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
 import { providerConfiguration } from './configuration.ts';
 import { storeLegacyFlagOnGrants } from './grants.ts';
+import { storeCredentialEpochOnSessions } from './session-credential.ts';
 import { tagTokenIdsWithTheirGrant } from './token-ids.ts';
 
 /**
@@ -44,6 +45,7 @@ export function createProvider(
   provider.proxy = config.trustProxy;
   serveClientsFromDirectory(provider, loadClient);
   storeLegacyFlagOnGrants(provider);
+  storeCredentialEpochOnSessions(provider);
   tagTokenIdsWithTheirGrant(provider);
   acceptAnyActiveSecret(provider);
   loopbackAnyPort(provider);

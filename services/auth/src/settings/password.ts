@@ -1,4 +1,4 @@
-import { findUserById, setUserPassword } from '@sched/db/queries/users';
+import { setUserPassword } from '@sched/db/queries/users';
 import { passwordProblem } from '@sched/accounts/password-rules';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
@@ -54,11 +54,10 @@ export async function changePassword(deps: AuthDeps, ctx: Context, signedIn: Sig
   const checked = await checkSignIn(deps, ctx.ip, user.email, current);
   if (!checked || checked.id !== user.id)
     return render(deps, ctx, signedIn, 400, { currentPassword: 'Your current password is not correct.' });
-  const knex = deps.runtime.stores.db.knex;
-  await setUserPassword(knex, user.id, next, signedIn.actor.audit);
-  // Every session of the account ends (this one too), then this browser gets a fresh one.
+  const changed = await setUserPassword(deps.runtime.stores.db.knex, user.id, next, signedIn.actor.audit);
+  // Every session of the account ends (this one too), then this browser gets a fresh one, with the
+  // epoch of the password set here (not one read later, which a reset in between would have moved).
   await deps.runtime.stores.tokenStore.revokeSessionsOfUser(String(user.id));
-  const fresh = await findUserById(knex, user.id);
-  if (fresh) await startSession(deps, ctx, fresh);
+  if (changed) await startSession(deps, ctx, changed);
   seeOther(ctx, `${PATHS.settingsPassword}?notice=changed`);
 }

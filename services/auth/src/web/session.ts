@@ -6,6 +6,7 @@ import { seeOther } from '../interaction/current.ts';
 import { userAuditContext } from '../http/audit-context.ts';
 import { PATHS } from '../paths.ts';
 import { TTL } from '../provider/configuration.ts';
+import { sessionIsCurrent, stampSession } from '../provider/session-credential.ts';
 
 /**
  * Who is signed in on the settings pages: the authorization server's own browser session
@@ -19,7 +20,10 @@ export interface SignedIn {
   actor: Actor;
 }
 
-/** The signed-in user, or null (no session, expired, signed out, or the user no longer exists). */
+/**
+ * The signed-in user, or null (no session, expired, signed out, the user no longer exists, or the
+ * session was signed in with a password the account no longer has).
+ */
 export async function signedInUser(deps: AuthDeps, ctx: Context): Promise<SignedIn | null> {
   const cached = ctx.state.settingsUser as SignedIn | null | undefined;
   if (cached !== undefined) return cached;
@@ -31,7 +35,7 @@ export async function signedInUser(deps: AuthDeps, ctx: Context): Promise<Signed
       : null;
   // Managed users of the deprecated family have no settings of their own.
   const result =
-    user && user.managedByClientId === null
+    user && user.managedByClientId === null && sessionIsCurrent(session, user)
       ? {
           user,
           actor: {
@@ -90,13 +94,15 @@ const cookieOptions = (deps: AuthDeps, expires?: Date) => ({
 
 /**
  * Signs `user` in: a new session record (a new identifier, so a session id planted before sign-in
- * is worthless), and the previous session of this browser is destroyed.
+ * is worthless), and the previous session of this browser is destroyed. `user` is the one the
+ * password check read (or the sign-up made): its credential epoch goes into the session.
  */
 export async function startSession(deps: AuthDeps, ctx: Context, user: User): Promise<void> {
   const previous = await deps.provider.Session.get(ctx);
   if (previous.accountId) await previous.destroy();
   const session = new deps.provider.Session();
   session.loginAccount({ accountId: String(user.id) });
+  stampSession(session, user);
   await session.save(TTL.Session);
   ctx.cookies.set(
     deps.provider.cookieName('session'),

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { AdminAccountTakenError, DuplicateRecordError } from '../errors.ts';
 import { createApiKey } from './api-keys.ts';
 import { type AuditContext, recordAuditEvent } from './audit-log.ts';
-import { createUser, findUserByEmail } from './users.ts';
+import { createUser, findUserByEmail, nextCredentialEpoch } from './users.ts';
 
 export interface ServiceAdminInput {
   email: string;
@@ -87,7 +87,8 @@ async function promote(
   // Already an administrator with a password, a name and a verified address: nothing changes.
   if (row.is_service_admin && !setPassword && !setName && !setVerified) return userId;
   const changes: Record<string, unknown> = { is_service_admin: true, updated_at: trx.fn.now() };
-  if (setPassword) changes['password_hash'] = await hashPassword(input.password);
+  if (setPassword)
+    Object.assign(changes, { password_hash: await hashPassword(input.password) }, nextCredentialEpoch(trx));
   if (setName) changes['name'] = input.name;
   if (setVerified) changes['email_verified_at'] = trx.fn.now();
   await trx('users').where({ id: userId }).update(changes);

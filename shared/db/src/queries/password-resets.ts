@@ -2,7 +2,7 @@ import { hashPassword } from '@sched/kit/passwords';
 import type { Knex } from 'knex';
 import type { VersionBumper } from '../versions.ts';
 import { type AuditContext, recordAuditEvent } from './audit-log.ts';
-import { bumpUser } from './users.ts';
+import { bumpUser, nextCredentialEpoch } from './users.ts';
 
 /**
  * Password-reset links (table `password_reset_tokens`). Only the SHA-256 of the link's token is
@@ -101,6 +101,7 @@ export async function completePasswordReset(
       .where({ id: userId })
       .update({
         password_hash: passwordHash,
+        ...nextCredentialEpoch(trx),
         email_verified_at: trx.raw('coalesce(email_verified_at, ?)', [now]),
         updated_at: trx.fn.now(),
       });

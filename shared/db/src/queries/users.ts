@@ -36,6 +36,11 @@ export interface User {
   /** Set for managed users of the deprecated family: the OAuth client that owns them. */
   managedByClientId: string | null;
   defaultScheduleId: number | null;
+  /**
+   * Moved on by every write of the password: a browser session remembers the value it was signed
+   * in with and counts only while it is still this (sessions signed in with an old password end).
+   */
+  credentialEpoch: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -59,6 +64,7 @@ export const USER_COLUMNS = [
   'calendar_provider',
   'managed_by_client_id',
   'default_schedule_id',
+  'credential_epoch',
   'created_at',
   'updated_at',
 ] as const;
@@ -84,6 +90,7 @@ export interface UserRow {
   calendar_provider: string | null;
   managed_by_client_id: string | null;
   default_schedule_id: number | string | null;
+  credential_epoch: number | string;
   created_at: Date;
   updated_at: Date;
 }
@@ -111,6 +118,7 @@ export function mapUser(row: UserRow): User {
     calendarProvider: row.calendar_provider,
     managedByClientId: row.managed_by_client_id,
     defaultScheduleId: toNumberOrNull(row.default_schedule_id),
+    credentialEpoch: Number(row.credential_epoch),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -255,30 +263,38 @@ export async function verifyUserPassword(knex: Knex, email: string, password: st
 }
 
 /**
- * Sets (or, with null, removes) the password. False when there is no such user. With `audit`, the
- * account's `user.password_changed` event (never the password) is written in the same transaction.
+ * Sets (or, with null, removes) the password, moving the credential epoch on in the same row write
+ * (sessions signed in with the old password stop counting). With `audit`, the account's
+ * `user.password_changed` event (never the password) is written in the same transaction. Returns
+ * the user as written, whose epoch is the new password's; null when there is no such user.
  */
 export async function setUserPassword(
   knex: Knex,
   userId: number,
   password: string | null,
   audit?: AuditContext,
-): Promise<boolean> {
+): Promise<User | null> {
   const passwordHash = password === null ? null : await hashPassword(password);
   return knex.transaction(async (trx) => {
-    const count = await trx('users')
+    const [row] = (await trx('users')
       .where({ id: userId })
-      .update({ password_hash: passwordHash, updated_at: trx.fn.now() });
-    if (count > 0 && audit)
+      .update({ password_hash: passwordHash, ...nextCredentialEpoch(trx), updated_at: trx.fn.now() })
+      .returning(USER_COLUMNS)) as UserRow[];
+    if (row && audit)
       await recordAuditEvent(trx, audit, {
         action: 'user.password_changed',
         targetType: 'user',
         targetId: userId,
         after: { hasPassword: password !== null },
       });
-    return count > 0;
+    return row ? mapUser(row) : null;
   });
 }
+
+/** The column change that goes with every write of `password_hash`. */
+export const nextCredentialEpoch = (knex: Knex) => ({
+  credential_epoch: knex.raw('credential_epoch + 1'),
+});
 
 /** True when the user has a password (sign-up over an invited, password-less account, say). */
 export async function userHasPassword(knex: Knex, userId: number): Promise<boolean> {
