@@ -33,6 +33,16 @@ test('MAIL_FROM: an address, with a display name or without', (t) => {
     t.is(loadConfig({ MAIL_FROM: value }).mailFrom, value);
 });
 
+test('PORT 0 without APP_URL (or BASE_URL) is refused, naming both: the issuer and links would say :0', (t) => {
+  const error = t.throws(() => loadConfig({ PORT: '0' }), { instanceOf: ConfigError });
+  t.is(
+    error!.message,
+    'Invalid configuration: PORT 0 (any free port) needs APP_URL, the address the server names in its issuer and links',
+  );
+  t.is(loadConfig({ PORT: '0', APP_URL: 'https://auth.example.com' }).appUrl, 'https://auth.example.com');
+  t.is(loadConfig({ PORT: '0', BASE_URL: 'https://api.example.com' }).appUrl, 'https://api.example.com');
+});
+
 test('an invalid PORT says what a port is', (t) => {
   const error = t.throws(() => loadConfig({ PORT: 'eighty' }), { instanceOf: ConfigError });
   t.is(error!.message, 'Invalid configuration: PORT must be a port number from 0 to 65535');

@@ -320,6 +320,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       );
     }
   }
+  // The default origin names PORT, and 0 (a port the system picks at each start) is no address: the
+  // issuer, discovery and the links in e-mails would say :0, and would change at every restart.
+  if (e.PORT === 0 && e.APP_URL === undefined && e.BASE_URL === undefined) {
+    throw new ConfigError(
+      'Invalid configuration: PORT 0 (any free port) needs APP_URL, the address the server names in its issuer and links',
+    );
+  }
   const defaultOrigin = `http://localhost:${e.PORT}`;
   const appUrl = e.APP_URL ?? e.BASE_URL ?? defaultOrigin;
   return {
