@@ -155,7 +155,11 @@ test('the step shows the calendars after a connection, and Continue saves which 
   const work = before.calendars.find((calendar: { name: string }) => calendar.name === 'Work');
   const home = before.calendars.find((calendar: { name: string }) => calendar.name === 'Home');
   t.true(work.checkForConflicts && home.checkForConflicts, 'every owned calendar is checked by default');
-  t.true(connected.html.includes(`name="conflicts.${home.id}" value="on" aria-label="Check Home for conflicts" checked`));
+  t.true(
+    connected.html.includes(
+      `name="conflicts.${home.id}" value="on" aria-label="Check Home for conflicts" checked`,
+    ),
+  );
 
   // As a browser posts it: Work's box left ticked, Home's unticked, Home chosen as the destination.
   await browser.submit(connected, '/calendar', {
@@ -164,14 +168,20 @@ test('the step shows the calendars after a connection, and Continue saves which 
     destination: String(home.id),
   });
   const [after] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
-  t.like(after.calendars.find((calendar: { id: number }) => calendar.id === work.id), {
-    checkForConflicts: true,
-    isDestination: false,
-  });
-  t.like(after.calendars.find((calendar: { id: number }) => calendar.id === home.id), {
-    checkForConflicts: false,
-    isDestination: true,
-  });
+  t.like(
+    after.calendars.find((calendar: { id: number }) => calendar.id === work.id),
+    {
+      checkForConflicts: true,
+      isDestination: false,
+    },
+  );
+  t.like(
+    after.calendars.find((calendar: { id: number }) => calendar.id === home.id),
+    {
+      checkForConflicts: false,
+      isDestination: true,
+    },
+  );
   t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'complete');
 });
 
