@@ -2,7 +2,9 @@ import { disableAccount, enableAccount } from '@sched/accounts/disable';
 import { setUserDisabled } from '@sched/db/queries/users';
 import test from 'ava';
 import { insertApiKey, insertUser } from '../support/factories.ts';
-import { createTestAccessToken } from '../support/tokens.ts';
+import { beforeNextSessionSave, createTestAccessToken } from '../support/tokens.ts';
+import { FlowBrowser } from '../support/oauth.ts';
+import { page } from '../settings/helpers.ts';
 import {
   authorizeInBrowser,
   authorizeUrl,
@@ -113,6 +115,30 @@ test.serial(
     t.is((await me(later)).status, 401, 'a key made after the disable');
     await setUserDisabled(knex(), system.stores.tokenStore, user.id, false);
     t.is((await me(user.apiKey)).status, 200, 'enabled again: the surviving key works');
+  },
+);
+
+test.serial(
+  'a sign-in that passed just before the disable does not get a session, though its session is saved after',
+  async (t) => {
+    const user = await insertUser(knex());
+    const browser = new FlowBrowser(system.url);
+    const form = page(await browser.open('/auth/settings/sign-in'));
+    // The disable runs to its end (sessions ended) between that sign-in's check and its session.
+    const hook = beforeNextSessionSave(system.stores.tokenStore, String(user.id), () =>
+      disableAccount({ stores: system.stores }, user.id),
+    );
+    try {
+      await browser.submit(form, '/auth/settings/sign-in', { email: user.email, password: user.password });
+    } finally {
+      hook.restore();
+    }
+    t.true((await hook.ran)!.changed, 'the disable went through in between');
+    const settings = page(await browser.open('/auth/settings'));
+    t.is(settings.url.pathname, '/auth/settings/sign-in', 'the settings pages see no session');
+    // Enabled again, the session stays ended: it was signed in before the disable.
+    await enableAccount({ stores: system.stores }, user.id);
+    t.is(page(await browser.open('/auth/settings')).url.pathname, '/auth/settings/sign-in');
   },
 );
 

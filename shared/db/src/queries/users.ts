@@ -406,7 +406,13 @@ export async function setUserDisabled(
       ? (
           (await trx('users')
             .where({ id: userId })
-            .update({ disabled_at: disabled ? trx.fn.now() : null, updated_at: trx.fn.now() })
+            // Disabling also moves the credential epoch: a session saved by a sign-in that
+            // passed just before (after the sessions were ended) is stale on its first use.
+            .update({
+              disabled_at: disabled ? trx.fn.now() : null,
+              ...(disabled ? nextCredentialEpoch(trx) : {}),
+              updated_at: trx.fn.now(),
+            })
             .returning(['disabled_at'])) as Array<{ disabled_at: Date | null }>
         )[0]!.disabled_at
       : before.disabled_at;
