@@ -79,6 +79,8 @@ const bad: Array<[string, RegExp]> = [
   ['redis+cluster://n1:7000,,n2', /'' is not a host\[:port\]/],
   ['redis+cluster://', /names no host|is not a host/],
   ['redis+cluster://n1#frag', /not a valid URL/],
+  ['redis+sentinel://s1/my%ZZmaster', /the path is not valid percent-encoding/],
+  ['redis+sentinel://u:p%ZZ@s1/mymaster', /the credentials are not valid percent-encoding/],
 ];
 
 for (const [url, message] of bad) {

@@ -52,16 +52,19 @@ function hostPort(text: string, defaultPort: number): HostPort {
   return { host: (match[1] ?? match[2])!, port };
 }
 
+/** Percent-decodes a part of the URL; malformed escapes are a RedisUrlError naming `what`. */
+function decodePart(value: string, what: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new RedisUrlError(`${what} not valid percent-encoding`);
+  }
+}
+
 function credentials(userinfo: string | undefined): { username?: string; password?: string } {
   if (!userinfo) return {};
   const colon = userinfo.indexOf(':');
-  const decode = (value: string) => {
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      throw new RedisUrlError('the credentials are not valid percent-encoding');
-    }
-  };
+  const decode = (value: string) => decodePart(value, 'the credentials are');
   const username = decode(colon === -1 ? userinfo : userinfo.slice(0, colon));
   const password = colon === -1 ? undefined : decode(userinfo.slice(colon + 1));
   return {
@@ -117,7 +120,7 @@ export function parseRedisUrl(url: string): RedisTarget {
       throw new RedisUrlError('a cluster URL takes no path (a cluster has database 0 only)');
     return { kind: 'cluster', nodes: hosts, ...auth };
   }
-  const [masterName, db, ...rest] = segments.map((segment) => decodeURIComponent(segment));
+  const [masterName, db, ...rest] = segments.map((segment) => decodePart(segment, 'the path is'));
   if (!masterName) throw new RedisUrlError('names no master set (redis+sentinel://host:port/masterName)');
   if (rest.length > 0 || (db !== undefined && !DB.test(db))) {
     throw new RedisUrlError('the path is /masterName or /masterName/db');
