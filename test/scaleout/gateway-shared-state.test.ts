@@ -4,12 +4,14 @@ import { insertApiKey, insertClient, insertUser, type TestClient } from '../supp
 import { createEmbedClient, embedUrl, pageMessage } from '../embed-flow/helpers.ts';
 import { gatewayAvailable, servedBy, setUpTestGateway } from '../support/gateway.ts';
 import { apiClient } from '../support/http.ts';
+import { childEnv, runToEnd } from '../support/process.ts';
 import {
   authorizeInBrowser,
   authorizeUrl,
   FlowBrowser,
   formOf,
   issueTokens,
+  obtainCode,
   pkcePair,
   tokenRequest,
 } from '../support/oauth.ts';
@@ -18,17 +20,23 @@ import {
 // cover: remembered consent and its withdrawal, RFC 7009 revocation on an auth process seen by
 // every API process, a client change made through an API process seen by every auth process (their
 // per-process client caches), a sign-out seen everywhere, failed sign-ins counted together (an
-// attacker spreading guesses over the processes gets no more), and the onboarding embed (frame
-// cookies, CSRF, its steps and response mode) across processes. Each check addresses the processes
+// attacker spreading guesses over the processes gets no more), the refresh retry window and a
+// signing-key rotation seen by every auth process, and the onboarding embed (frame cookies, CSRF,
+// its steps and response mode) across processes. Each check addresses the processes
 // directly, so none can pass by landing on the process that wrote.
 
 const serial = gatewayAvailable() ? test.serial : test.serial.skip;
 const FAILURES_PER_ACCOUNT = 3;
+// Named here (not left to the kit's defaults) so the operator CLI below runs with the services' keys.
+const SECRETS = {
+  COOKIE_KEYS: 'gateway-shared-state-cookie-key-0123456789',
+  ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghijkl',
+};
 const gateway = gatewayAvailable()
   ? setUpTestGateway(test, {
       auth: 2,
       api: 2,
-      env: { RATE_LIMITS: `sign-in-failures-account=${FAILURES_PER_ACCOUNT}/15m` },
+      env: { RATE_LIMITS: `sign-in-failures-account=${FAILURES_PER_ACCOUNT}/15m`, ...SECRETS },
     })
   : undefined;
 
@@ -263,3 +271,103 @@ serial('the onboarding embed runs with its steps spread over both auth processes
   });
   t.is(tokens.status, 200, JSON.stringify(tokens.body));
 });
+
+serial(
+  'the refresh retry window is one window: a retry at the other auth process gets the same tokens, concurrent uses on both agree',
+  async (t) => {
+    const { user, client } = await userAndClient();
+    const { auth, api } = processes();
+    const refreshOn = (serverUrl: string, refreshToken: string) =>
+      tokenRequest(serverUrl, {
+        client_id: client.client.id,
+        client_secret: client.secret!,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      });
+    const issued = await issueTokens(gateway!.url, client, user, ['PROFILE_READ']);
+
+    // A lost response retried at the other process.
+    const first = await refreshOn(auth[0]!.url, issued.refresh_token);
+    t.is(first.status, 200, JSON.stringify(first.body));
+    const retried = await refreshOn(auth[1]!.url, issued.refresh_token);
+    t.is(retried.status, 200, JSON.stringify(retried.body));
+    t.is(retried.body.access_token, first.body.access_token);
+    t.is(retried.body.refresh_token, first.body.refresh_token);
+
+    // Concurrent uses of the successor, alternating processes: one answer, the grant kept.
+    const successor = String(first.body.refresh_token);
+    const racing = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => refreshOn(auth[i % 2]!.url, successor)),
+    );
+    t.deepEqual(
+      racing.map((response) => response.status),
+      racing.map(() => 200),
+      JSON.stringify(racing.find((response) => response.status !== 200)?.body),
+    );
+    t.is(new Set(racing.map((response) => response.body.access_token)).size, 1);
+    t.is(new Set(racing.map((response) => response.body.refresh_token)).size, 1);
+    for (const process of api) {
+      const me = await apiClient(process.url, { prefix: '/v2' })('GET', '/me', {
+        token: String(racing[0]!.body.access_token),
+      });
+      t.is(me.status, 200, process.name);
+    }
+    const next = await refreshOn(auth[1]!.url, String(racing[0]!.body.refresh_token));
+    t.is(next.status, 200, `the grant was not revoked: ${JSON.stringify(next.body)}`);
+  },
+);
+
+serial(
+  'rotate-keys beside N auth processes: each signs with the new key at once and publishes both',
+  async (t) => {
+    const knex = gateway!.database.db.knex;
+    const user = await insertUser(knex);
+    const client = await insertClient(knex, { ownerUserId: user.id, scopes: ['openid', 'PROFILE_READ'] });
+    const { auth } = processes();
+    const kids = async (serverUrl: string) =>
+      (
+        (await (await fetch(new URL('/v2/auth/oauth2/jwks', serverUrl))).json()) as {
+          keys: Array<{ kid: string }>;
+        }
+      ).keys.map((key) => key.kid);
+    // The ID token is signed where the code is exchanged: the flow goes through the gateway, the
+    // exchange to the process asked.
+    const idTokenKid = async (serverUrl: string) => {
+      const pkce = pkcePair();
+      const { code } = await obtainCode(
+        gateway!.url,
+        { ...authorizeParams(client), scope: 'openid PROFILE_READ', code_challenge: pkce.challenge },
+        { user },
+      );
+      const tokens = await tokenRequest(serverUrl, {
+        client_id: client.client.id,
+        client_secret: client.secret!,
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: client.redirectUri,
+        code_verifier: pkce.verifier,
+      });
+      const header = String(tokens.body.id_token).split('.')[0]!;
+      return (JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string }).kid;
+    };
+    // Every process has loaded (and keeps) the first key.
+    const before = await kids(auth[0]!.url);
+    t.is(before.length, 1);
+    for (const process of auth) {
+      t.deepEqual(await kids(process.url), before, process.name);
+      t.is(await idTokenKid(process.url), before[0]!, process.name);
+    }
+
+    const rotated = await runToEnd(
+      'services/launcher/src/cli.ts',
+      ['rotate-keys'],
+      childEnv({ DATABASE_URL: gateway!.database.url, REDIS_URL: gateway!.redisUrl, ...SECRETS }),
+    );
+    t.is(rotated.code, 0, rotated.output);
+    const { kid } = JSON.parse(rotated.output.trim()) as { kid: string };
+    for (const process of auth) {
+      t.deepEqual(await kids(process.url), [kid, before[0]!], process.name);
+      t.is(await idTokenKid(process.url), kid, process.name);
+    }
+  },
+);
