@@ -249,6 +249,23 @@ test('parent_origin that is not a registered origin: error shown, nothing posted
   }
 });
 
+test('a loopback redirect URI on another port (accepted for redirects) does not widen who may frame or receive', async (t) => {
+  const otherPort = 'http://127.0.0.1:4599';
+  const response = await fetch(
+    embedUrl(
+      system.url,
+      request({ client: { ...client, redirectUri: `${otherPort}/callback` }, parentOrigin: otherPort }),
+    ),
+    { redirect: 'manual' },
+  );
+  const html = await response.text();
+  t.is(response.status, 400);
+  t.regex(html, /parent_origin is not the origin of one of the redirect addresses/);
+  t.is(csp(response).get('frame-ancestors'), `${PARENT} https://acme.example`);
+  t.is(bodyData(html)['parent-origin'], undefined);
+  t.is(pageMessage(html), null);
+});
+
 test('page errors of the authorization checks are shown in the frame, before parent_origin', async (t) => {
   const pending = await createEmbedClient(system.stores.db.knex, PARENT, { status: 'PENDING' });
   const cases: Array<[Partial<EmbedRequest>, RegExp]> = [
