@@ -289,6 +289,44 @@ test.serial(
   },
 );
 
+test.serial(
+  'a later page in the frame that never posts onboarding:ready (an expired step the server refuses to frame): UNKNOWN and the popup offer',
+  async (t) => {
+    const rec = recorder();
+    renderEmbed(callbackProps(rec));
+    openDialog();
+    // The first page speaks the protocol (its ready may come before or after its load event).
+    post(frame().contentWindow, { type: 'onboarding:ready' });
+    finishIframeLoads();
+    await waitFor(() => {
+      if (screen.queryByRole('status')) throw new Error('spinner still shown');
+    });
+    // A second page, ready after its load; a third, ready before it.
+    act(() => {
+      fireEvent.load(frame());
+    });
+    post(frame().contentWindow, { type: 'onboarding:ready' });
+    post(frame().contentWindow, { type: 'onboarding:ready' });
+    act(() => {
+      fireEvent.load(frame());
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    t.deepEqual(rec.errors, [], 'pages that answered raise nothing');
+    t.truthy(screen.queryByTitle('Sign in to Scheduling and authorize access'));
+    // A fourth page that never answers: a browser error page in place of the flow.
+    act(() => {
+      fireEvent.load(frame());
+    });
+    await waitFor(() => screen.getByRole('button', { name: 'Continue in a new window' }), {
+      timeout: 15_000,
+    });
+    t.deepEqual(
+      rec.errors.map((e) => e.code),
+      ['UNKNOWN'],
+    );
+  },
+);
+
 test.serial('under StrictMode the dialog works and callbacks run once', (t) => {
   const rec = recorder();
   render(createElement(StrictMode, null, embedElement(callbackProps(rec))));

@@ -36,11 +36,21 @@ const POPUP_WIDTH = 500;
 const POPUP_HEIGHT = 720;
 const POPUP_POLL_MS = 500;
 /**
- * After the iframe's first `load`, how long its page has to post `onboarding:ready`. Silence means the
- * browser showed its own error page instead: framing refused (this origin is not a registered
- * redirect URI origin), the host unreachable, or a page without the protocol script.
+ * After each `load` of the iframe, how long its page has to post `onboarding:ready` (every page of
+ * the flow does). Silence means the browser showed its own error page instead: framing refused
+ * (this origin is not a registered redirect URI origin, or a step expired and the server no longer
+ * knows the client), the host unreachable, or a page without the protocol script.
  */
 const READY_TIMEOUT_MS = 5000;
+
+/** The frame's initial empty document (some browsers fire `load` for it): not a page of the flow. */
+function isBlank(frame: HTMLIFrameElement | null): boolean {
+  try {
+    return frame?.contentWindow?.location.href === 'about:blank';
+  } catch {
+    return false; // another origin's page: a real load
+  }
+}
 
 const TABBABLE =
   'button:not([disabled]), iframe, a[href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -216,8 +226,12 @@ function EmbedDialog({ session, latest, report, onFinished }: DialogProps): Reac
   const iframeRef = useRef<HTMLIFrameElement>(null);
   const popupRef = useRef<Window | null>(null);
   const done = useRef(false);
-  const ready = useRef(false);
-  const [awaitingReady, setAwaitingReady] = useState(false);
+  // Each frame load is matched with its page's onboarding:ready, whichever the browser delivers first.
+  const frameReadyUnmatched = useRef(false);
+  const frameLoadUnmatched = useRef(false);
+  const frameLoads = useRef(0);
+  /** The number of the frame load still waiting for its ready (0: none). */
+  const [awaitedLoad, setAwaitedLoad] = useState(0);
   const [iframeUrl] = useState(() => buildOnboardingUrl({ ...props, parentOrigin, mode: 'iframe' }));
   const [popupUrl] = useState(() => buildOnboardingUrl({ ...props, parentOrigin, mode: 'popup' }));
 
@@ -249,8 +263,12 @@ function EmbedDialog({ session, latest, report, onFinished }: DialogProps): Reac
     (message: EmbedMessage, fromPopup: boolean) => {
       switch (message.type) {
         case 'onboarding:ready':
-          ready.current = true;
-          setAwaitingReady(false);
+          if (!fromPopup) {
+            if (frameLoadUnmatched.current) {
+              frameLoadUnmatched.current = false;
+              setAwaitedLoad(0);
+            } else frameReadyUnmatched.current = true;
+          }
           setLoading(false);
           return;
         case 'onboarding:needs-popup':
@@ -378,11 +396,11 @@ function EmbedDialog({ session, latest, report, onFinished }: DialogProps): Reac
     }
   }, [view]);
 
-  // The first page in the frame must answer; if it does not, say so and offer the popup instead.
+  // Every page in the frame must answer; if one does not, say so and offer the popup instead.
   useEffect(() => {
-    if (!awaitingReady || view !== 'iframe') return;
+    if (awaitedLoad === 0 || view !== 'iframe') return;
     const timer = setTimeout(() => {
-      if (ready.current || done.current) return;
+      if (!frameLoadUnmatched.current || done.current) return;
       setView('frame-silent');
       report({
         code: 'UNKNOWN',
@@ -392,7 +410,7 @@ function EmbedDialog({ session, latest, report, onFinished }: DialogProps): Reac
       });
     }, READY_TIMEOUT_MS);
     return () => clearTimeout(timer);
-  }, [awaitingReady, view, report, props.host]);
+  }, [awaitedLoad, view, report, props.host]);
 
   // A popup closed by the user before it finished: offer to reopen it.
   useEffect(() => {
@@ -480,7 +498,14 @@ function EmbedDialog({ session, latest, report, onFinished }: DialogProps): Reac
           allow="storage-access"
           onLoad={() => {
             setLoading(false);
-            if (!ready.current) setAwaitingReady(true);
+            if (isBlank(iframeRef.current)) return;
+            if (frameReadyUnmatched.current) {
+              frameReadyUnmatched.current = false;
+              return;
+            }
+            frameLoadUnmatched.current = true;
+            frameLoads.current += 1;
+            setAwaitedLoad(frameLoads.current);
           }}
         />
       </>
