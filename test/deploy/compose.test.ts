@@ -52,6 +52,11 @@ const PASSED_THROUGH = [
   'METRICS_TOKEN',
   'METRICS_ENABLED',
   'SHUTDOWN_TIMEOUT_MS',
+  'AGENT_CLIENTS',
+  'AGENT_PENDING_SCOPES',
+  'AGENT_TRUSTED_HOSTS',
+  'DCR_ENABLED',
+  'OUTBOUND_PRIVATE_NETWORKS',
 ] as const;
 
 /** Secrets that must never get a default in the compose file. */
@@ -493,6 +498,23 @@ test('the application containers get only variables the config module reads', (t
     if (env) passed.add(env[1]!);
   }
   for (const name of passed) t.true(KNOWN_VARIABLES.has(name), `${name} is read by shared/kit/src/config.ts`);
+});
+
+test('every variable the config module reads reaches auth, api and migrate (HOST keeps its default)', (t) => {
+  // deploy/README.md tells operators to put any of them in .env: one compose leaves out is
+  // silently ignored there.
+  const fromImage = new Set<string>();
+  for (const line of dockerLines) {
+    const env = /^ENV\s+(\w+)[=\s]/i.exec(line);
+    if (env) fromImage.add(env[1]!);
+  }
+  for (const name of APP_SERVICES) {
+    const env = environmentOf(service(name));
+    for (const variable of CONFIG_VARIABLES) {
+      if (variable === 'HOST') continue;
+      t.true(env.has(variable) || fromImage.has(variable), `${name} gets ${variable}`);
+    }
+  }
 });
 
 /** The `NAME`s in the first column of the markdown tables of `text` (a row may list several). */
