@@ -105,6 +105,15 @@ test.serial('the command list, --help and -h for every command, --version, unkno
   t.not(unknown.code, 0);
   t.regex(unknown.output, /unknown command 'no-such-command'/);
   t.regex(unknown.output, /create-client/, 'the command list');
+  t.is(unknown.output.trim().split('\n').length, 1, unknown.output);
+
+  const unknownOption = await cli(['--nope']);
+  t.is(unknownOption.code, 1);
+  t.regex(
+    unknownOption.output.trim(),
+    /^CommandInputError: unknown option '--nope'; the commands: migrate, /,
+  );
+  t.is(unknownOption.output.trim().split('\n').length, 1, unknownOption.output);
 
   const badFlag = await cli(['list-clients', '--nope']);
   t.not(badFlag.code, 0);

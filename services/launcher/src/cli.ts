@@ -198,8 +198,11 @@ async function main(argv: string[]): Promise<unknown> {
   }
   if (name === '--version' || name === '-v' || name === 'version') return APP_VERSION;
   if (!isCliCommand(name)) {
-    process.stderr.write(`${USAGE}\n`);
-    throw new CommandInputError(`unknown command '${name}' (the commands are listed above)`);
+    // A failure is one line: the names fit on it, the synopses are in `npm run cli`.
+    const what = name.startsWith('-') ? 'option' : 'command';
+    throw new CommandInputError(
+      `unknown ${what} '${name}'; the commands: ${Object.keys(HELP).join(', ')} (npm run cli -- --help)`,
+    );
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${commandHelp(name)}\n`);
