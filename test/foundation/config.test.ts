@@ -84,6 +84,14 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['AGENT_PENDING_SCOPES', { AGENT_PENDING_SCOPES: 'PROFILE_READ; DROP' }],
   ['AGENT_TRUSTED_HOSTS', { AGENT_TRUSTED_HOSTS: 'https://agent.example.com' }],
   ['DCR_ENABLED', { DCR_ENABLED: 'yes' }],
+  // Decimal digits only: Number() would read these as 80, 1000 and 80.
+  ['PORT', { PORT: '0x50' }],
+  ['PORT', { PORT: '1e3' }],
+  ['PORT', { PORT: '+80' }],
+  ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: 'soon' }],
+  ['SHUTDOWN_TIMEOUT_MS', { SHUTDOWN_TIMEOUT_MS: '1e4' }],
+  ['ACCESS_TOKEN_TTL', { ACCESS_TOKEN_TTL: '0x708' }],
+  ['TRUST_PROXY', { TRUST_PROXY: 'yes' }],
 ];
 
 test('agent clients: review with the four read scopes, no trusted host and no registration by default', (t) => {
@@ -118,8 +126,18 @@ for (const [variable, env] of invalid) {
     const error = t.throws(() => loadConfig(env), { instanceOf: ConfigError });
     t.true(error!.message.includes(variable), error!.message);
     t.false(error!.message.includes('\n'));
+    // What the variable takes, in the operator's words, not the schema library's.
+    t.notRegex(error!.message, /Invalid (input|option)|expected /, error!.message);
   });
 }
+
+test('numbers are decimal digits; surrounding spaces are dropped', (t) => {
+  const config = loadConfig({ PORT: ' 8080 ', SHUTDOWN_TIMEOUT_MS: '0', ACCESS_TOKEN_TTL: '60' });
+  t.is(config.port, 8080);
+  t.is(config.shutdownTimeoutMs, 0);
+  t.is(config.tokenTtl.accessToken, 60);
+  t.is(loadConfig({}).shutdownTimeoutMs, 10_000);
+});
 
 test('a standalone service requires DATABASE_URL, REDIS_URL, COOKIE_KEYS and ENCRYPTION_KEY', (t) => {
   const base = {

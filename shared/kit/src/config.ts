@@ -70,14 +70,23 @@ export interface MicrosoftProviderConfig {
   graphUrl: string;
 }
 
+/**
+ * A whole number written in decimal digits, within bounds; one message for every way to miss.
+ * (Number() would take 0x50, 1e3 or +80, which no operator means for a port or a duration.)
+ */
+const wholeNumber = (min: number, max: number, message: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, message)
+    .transform(Number)
+    .pipe(z.number().min(min, message).max(max, message));
+
 const EnvSchema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce
-    .number({ message: 'must be a port number from 0 to 65535' })
-    .int('must be a port number from 0 to 65535')
-    .min(0, 'must be a port number from 0 to 65535')
-    .max(65535, 'must be a port number from 0 to 65535')
-    .default(3000),
+  NODE_ENV: z
+    .enum(['development', 'test', 'production'], { message: 'must be development, test or production' })
+    .default('development'),
+  PORT: wholeNumber(0, 65535, 'must be a port number from 0 to 65535').default(3000),
   HOST: z.string().trim().min(1, 'must be an address or host name to listen on').default('0.0.0.0'),
   APP_URL: origin.optional(),
   BASE_URL: origin.optional(),
@@ -113,20 +122,19 @@ const EnvSchema = z.object({
   KEY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ID_TOKEN_SIGNING_ALG: z.enum(['ES256', 'RS256'], { message: 'must be ES256 or RS256' }).default('ES256'),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'])
+    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
     .default(false),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  REFRESH_REUSE_INTERVAL: z.coerce
-    .number({ message: 'must be a whole number of seconds from 0 to 300' })
-    .int('must be a whole number of seconds from 0 to 300')
-    .min(0, 'must be a whole number of seconds from 0 to 300')
-    .max(300, 'must be a whole number of seconds from 0 to 300')
-    .default(10),
+  SHUTDOWN_TIMEOUT_MS: wholeNumber(
+    0,
+    600_000,
+    'must be a whole number of milliseconds from 0 to 600000',
+  ).default(10_000),
+  REFRESH_REUSE_INTERVAL: wholeNumber(0, 300, 'must be a whole number of seconds from 0 to 300').default(10),
   SIGNUP_ENABLED: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
@@ -142,18 +150,14 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
     }),
-  ACCESS_TOKEN_TTL: z.coerce
-    .number({ message: 'must be a whole number of seconds from 60 to 86400' })
-    .int('must be a whole number of seconds from 60 to 86400')
-    .min(60, 'must be a whole number of seconds from 60 to 86400')
-    .max(86_400, 'must be a whole number of seconds from 60 to 86400')
-    .default(1800),
-  REFRESH_TOKEN_TTL: z.coerce
-    .number({ message: 'must be a whole number of seconds from 3600 to 31536000' })
-    .int('must be a whole number of seconds from 3600 to 31536000')
-    .min(3600, 'must be a whole number of seconds from 3600 to 31536000')
-    .max(31_536_000, 'must be a whole number of seconds from 3600 to 31536000')
-    .default(30 * 24 * 3600),
+  ACCESS_TOKEN_TTL: wholeNumber(60, 86_400, 'must be a whole number of seconds from 60 to 86400').default(
+    1800,
+  ),
+  REFRESH_TOKEN_TTL: wholeNumber(
+    3600,
+    31_536_000,
+    'must be a whole number of seconds from 3600 to 31536000',
+  ).default(30 * 24 * 3600),
   ACCESS_LOG: z
     .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
     .transform((value) => value === 'true' || value === '1')
