@@ -181,6 +181,30 @@ test('PUT /v2/me/schedule replaces the availability; GET shows it grouped', asyn
   t.deepEqual(cleared.body.data.availability, []);
 });
 
+test('PATCH /v2/me with a new timeZone moves the default schedule: slots and bookings follow the new zone', async (t) => {
+  const { key } = await host({ timeZone: 'UTC' });
+  const type = await eventType(key, { lengthInMinutes: 480 });
+  const moved = await call('PATCH', '/me', { token: key, body: { timeZone: 'america/new_york' } });
+  t.is(moved.status, 200);
+  t.is(moved.body.data.timeZone, 'America/New_York');
+  const schedule = await call('GET', '/me/schedule', { token: key });
+  t.is(schedule.body.data.timeZone, 'America/New_York');
+  t.deepEqual(schedule.body.data.availability, [
+    { days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], startTime: '09:00', endTime: '17:00' },
+  ]);
+  const reply = await slots({
+    eventTypeId: type.id,
+    start: '2031-06-10',
+    end: '2031-06-10',
+    timeZone: 'America/New_York',
+  });
+  t.deepEqual(reply.body.data, { '2031-06-10': [{ start: '2031-06-10T09:00:00.000-04:00' }] });
+  t.is((await book(type.id, '2031-06-10T09:00:00-04:00')).status, 201);
+  // A patch without timeZone leaves the schedule's zone alone.
+  await call('PATCH', '/me', { token: key, body: { name: 'Still here' } });
+  t.is((await call('GET', '/me/schedule', { token: key })).body.data.timeZone, 'America/New_York');
+});
+
 test('PUT /v2/me/schedule validates times, days and overlaps (400)', async (t) => {
   const { key } = await host();
   for (const [label, availability] of [
@@ -242,6 +266,34 @@ test('GET /v2/slots is public and groups slot starts by date in the requested zo
   t.deepEqual(iso.body.data, { '2031-06-09': [{ start: '2031-06-09T11:00:00.000Z' }] });
   // A weekend: nothing.
   t.deepEqual((await slots({ eventTypeId: type.id, start: '2031-06-14', end: '2031-06-15' })).body.data, {});
+});
+
+test('GET /v2/slots: a date-time without offset is read in timeZone; an unencoded + of an offset is understood', async (t) => {
+  const { key } = await host({ timeZone: 'Europe/Berlin' });
+  const type = await eventType(key, { lengthInMinutes: 240 });
+  const expected = { '2031-06-09': [{ start: '2031-06-09T13:00:00.000+02:00' }] };
+  const local = await slots({
+    eventTypeId: type.id,
+    start: '2031-06-09T10:00:00',
+    end: '2031-06-09T13:00:00',
+    timeZone: 'Europe/Berlin',
+  });
+  t.is(local.status, 200);
+  t.deepEqual(local.body.data, expected);
+  // Without timeZone the same wall-clock times are UTC: 12:00 and 15:00 Berlin, no slot starts then.
+  t.deepEqual(
+    (await slots({ eventTypeId: type.id, start: '2031-06-09T10:00:00', end: '2031-06-09T10:59:00' })).body
+      .data,
+    {},
+  );
+  // `?start=...+02:00` written straight into a URL: the + arrives as a space.
+  const plain = await call(
+    'GET',
+    `/slots?eventTypeId=${type.id}&start=2031-06-09T10:00:00+02:00&end=2031-06-09T13:00:00+02:00&timeZone=Europe/Berlin`,
+  );
+  t.is(plain.status, 200);
+  t.deepEqual(plain.body.data, expected);
+  t.is((await slots({ eventTypeId: type.id, start: '2031-06-09T25:00:00', end: '2031-06-10' })).status, 400);
 });
 
 test('GET /v2/slots validates its query', async (t) => {

@@ -343,7 +343,10 @@ const PATCH_COLUMNS: { [K in keyof Required<UserPatch>]: string } = {
 
 /**
  * Applies `patch` and returns the updated user, or null when there is no such user. Duplicate
- * e-mail or username: DuplicateRecordError('user', field). Does not touch the schedule's time zone.
+ * e-mail or username: DuplicateRecordError('user', field). A new time zone moves the default
+ * schedule with it, in the same transaction (as cal.com's PATCH /v2/me): the default working
+ * hours are "09:00-17:00 in the user's zone", and left behind they would offer slots at the old
+ * zone's hours.
  */
 export async function updateUser(
   knex: Knex,
@@ -361,15 +364,38 @@ export async function updateUser(
   }
   if (Object.keys(changes).length === 0) return findUserById(knex, id);
   changes['updated_at'] = knex.fn.now();
-  let row: UserRow | undefined;
+  const timeZone = patch.timeZone;
+  if (timeZone === undefined) {
+    const row = await updateUserRow(knex, id, changes);
+    if (!row) return null;
+    await bumpUser(knex, versions, id);
+    return mapUser(row);
+  }
+  const row = await transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const updated = await updateUserRow(trx, id, changes);
+    if (!updated) return undefined;
+    if (updated.default_schedule_id !== null) {
+      await trx('schedules')
+        .where({ id: updated.default_schedule_id, user_id: id })
+        .update({ time_zone: timeZone, updated_at: trx.fn.now() });
+    }
+    await bumpUser(trx, bumper, id);
+    return updated;
+  });
+  return row ? mapUser(row) : null;
+}
+
+async function updateUserRow(
+  knex: Knex,
+  id: number,
+  changes: Record<string, unknown>,
+): Promise<UserRow | undefined> {
   try {
-    [row] = (await knex('users').where({ id }).update(changes).returning(USER_COLUMNS)) as UserRow[];
+    const [row] = (await knex('users').where({ id }).update(changes).returning(USER_COLUMNS)) as UserRow[];
+    return row;
   } catch (error) {
     rethrowUserConflict(error);
   }
-  if (!row) return null;
-  await bumpUser(knex, versions, id);
-  return mapUser(row);
 }
 
 /**

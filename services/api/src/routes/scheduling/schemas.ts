@@ -88,11 +88,16 @@ export const scheduleBody = named(
 );
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** `YYYY-MM-DD` (a whole day in the query's zone) or an ISO date-time with offset. */
-export const dateOrDateTime = z.union([
-  z.string().regex(DATE).pipe(z.iso.date()),
-  z.iso.datetime({ offset: true }),
-]);
+/** An offset's `+` sent unencoded in a query string arrives as a space (form decoding). */
+const UNENCODED_PLUS = /^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}(?::?\d{2})?)$/;
+/**
+ * `YYYY-MM-DD` (a whole day in the query's zone) or an ISO date-time: with `Z` or an offset it is
+ * that instant; without one it is a wall-clock time read in the query's zone.
+ */
+export const dateOrDateTime = z
+  .string()
+  .transform((value) => value.replace(UNENCODED_PLUS, '$1+$2'))
+  .pipe(z.union([z.string().regex(DATE).pipe(z.iso.date()), z.iso.datetime({ offset: true, local: true })]));
 
 export const slotsQuery = z.object({
   eventTypeId: idString,

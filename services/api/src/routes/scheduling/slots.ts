@@ -14,16 +14,17 @@ export const isDate = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(val
 
 /**
  * `start` / `end`: a date is a whole day in `zone` (end inclusive: up to the end of that day), a
- * date-time is that instant (end inclusive too). 400 when end is before start or the range is
- * longer than MAX_SLOT_RANGE_DAYS (the slots and the busy-times endpoints alike).
+ * date-time is that instant (end inclusive too; one without offset is read in `zone`). 400 when
+ * end is before start or the range is longer than MAX_SLOT_RANGE_DAYS (the slots and the
+ * busy-times endpoints alike).
  */
 export function rangeOf(start: string, end: string, zone: string): { from: number; to: number } {
   const from = isDate(start)
     ? DateTime.fromISO(start, { zone }).startOf('day').toMillis()
-    : DateTime.fromISO(start, { setZone: true }).toMillis();
+    : DateTime.fromISO(start, { zone }).toMillis();
   const to = isDate(end)
     ? DateTime.fromISO(end, { zone }).plus({ days: 1 }).startOf('day').toMillis() - 1
-    : DateTime.fromISO(end, { setZone: true }).toMillis();
+    : DateTime.fromISO(end, { zone }).toMillis();
   if (!(to >= from)) {
     throw new BadRequestError('end must not be before start', [
       { field: 'query.end', message: 'must not be before start' },
