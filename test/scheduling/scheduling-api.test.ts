@@ -454,6 +454,36 @@ test('GET /v2/bookings lists the caller’s bookings as host (with BOOKING_READ 
   t.is((await call('GET', '/bookings')).status, 401);
 });
 
+test('GET /v2/bookings/:uid shows one of the caller’s bookings as host; anyone else’s or an unknown uid is 404', async (t) => {
+  const { user, key } = await host();
+  const stranger = await host();
+  const type = await eventType(key);
+  const created = await book(type.id, '2031-06-12T10:00:00Z');
+  const uid = created.body.data.uid;
+  const shown = await call('GET', `/bookings/${uid}`, { token: key });
+  t.is(shown.status, 200);
+  t.deepEqual(shown.body.data, created.body.data);
+  t.is(shown.body.data.hosts[0].id, user.id);
+  await call('POST', `/bookings/${uid}/cancel`, { body: { cancellationReason: 'ill' } });
+  t.like((await call('GET', `/bookings/${uid}`, { token: key })).body.data, {
+    status: 'cancelled',
+    cancellationReason: 'ill',
+  });
+  const foreign = await call('GET', `/bookings/${uid}`, { token: stranger.key });
+  const unknown = await call('GET', '/bookings/AAAAAAAAAAAAAAAAAAAAAA', { token: stranger.key });
+  t.is(foreign.status, 404);
+  t.deepEqual(
+    [foreign.body.error, unknown.body.error],
+    [
+      { code: 'NotFound', message: 'Booking not found' },
+      { code: 'NotFound', message: 'Booking not found' },
+    ],
+    'another host’s booking answers exactly as an unknown uid',
+  );
+  t.is((await call('GET', '/bookings/not%20a%20uid', { token: key })).status, 400);
+  t.is((await call('GET', `/bookings/${uid}`)).status, 401);
+});
+
 test('team event types over HTTP: a free host under their limits is assigned', async (t) => {
   const teamId = await insertTeam(knex());
   const a = await host();

@@ -93,6 +93,16 @@ test('event types, schedule and bookings list need their own scopes', async (t) 
   t.is((await call('GET', '/me/schedule', { token: await token(user.id, ['SCHEDULE_READ']) })).status, 200);
   t.is((await call('GET', '/bookings', { token: await token(user.id, ['BOOKING_WRITE']) })).status, 403);
   t.is((await call('GET', '/bookings', { token: await token(user.id, ['BOOKING_READ']) })).status, 200);
+  const booked = await call('POST', '/bookings', {
+    body: {
+      eventTypeId: created.body.data.id,
+      start: '2031-06-09T09:00:00Z',
+      attendee: { name: 'Ada', email: 'ada@example.com', timeZone: 'UTC' },
+    },
+  });
+  const one = `/bookings/${booked.body.data.uid}`;
+  t.is((await call('GET', one, { token: await token(user.id, ['BOOKING_WRITE']) })).status, 403);
+  t.is((await call('GET', one, { token: await token(user.id, ['BOOKING_READ']) })).status, 200);
 });
 
 test('team event types: TEAM_EVENT_TYPE_* scopes, ORG_ implies TEAM_', async (t) => {

@@ -1,5 +1,6 @@
-import { listHostBookings, listTeamBookings } from '@sched/db/queries/bookings';
+import { findBookingByUid, listHostBookings, listTeamBookings } from '@sched/db/queries/bookings';
 import { getHostProfiles } from '@sched/db/queries/schedules';
+import { NotFoundError } from '@sched/kit/errors';
 import { z } from 'zod';
 import { defineRoute } from '../../routing/route.ts';
 import { cancelBooking, createBooking, rescheduleBooking } from '../../scheduling/booking-service.ts';
@@ -133,6 +134,24 @@ export const bookingRoutes = [
         getHostProfiles(knex, [caller.userId]),
       ]);
       return { data: bookings.map((booking) => presentBooking(booking, hosts[0])) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/bookings/:uid',
+    summary: "One of the caller's bookings as host, by uid (another's or an unknown uid is 404)",
+    tags: TAGS,
+    auth: 'user',
+    scope: 'BOOKING_READ',
+    params: uidParams,
+    response: { status: 200, description: 'The booking', schema: bookingOutput },
+    handler: async ({ caller, deps, params }) => {
+      const knex = deps.stores.db.knex;
+      const booking = await findBookingByUid(knex, params.uid);
+      // Someone else's booking answers as an unknown one: its existence is not the caller's to learn.
+      if (!booking || booking.hostUserId !== caller.userId) throw new NotFoundError('Booking not found');
+      const [host] = await getHostProfiles(knex, [caller.userId]);
+      return { data: presentBooking(booking, host) };
     },
   }),
   defineRoute({
