@@ -97,7 +97,11 @@ const UNENCODED_PLUS = /^(\d{4}-\d{2}-\d{2}T[\d:.]+) (\d{2}(?::?\d{2})?)$/;
 export const dateOrDateTime = z
   .string()
   .transform((value) => value.replace(UNENCODED_PLUS, '$1+$2'))
-  .pipe(z.union([z.string().regex(DATE).pipe(z.iso.date()), z.iso.datetime({ offset: true, local: true })]));
+  .pipe(z.union([z.string().regex(DATE).pipe(z.iso.date()), z.iso.datetime({ offset: true, local: true })]))
+  .meta({
+    description:
+      'YYYY-MM-DD (a whole day in timeZone) or an ISO 8601 date-time (with Z or an offset: that instant; without: read in timeZone)',
+  });
 
 export const slotsQuery = z.object({
   eventTypeId: idString,
