@@ -296,6 +296,37 @@ test('GET /v2/slots: a date-time without offset is read in timeZone; an unencode
   t.is((await slots({ eventTypeId: type.id, start: '2031-06-09T25:00:00', end: '2031-06-10' })).status, 400);
 });
 
+test('GET /v2/slots on DST days: a 23-hour and a 25-hour local day, offsets per slot, the repeated hour twice', async (t) => {
+  const { user, key } = await host({ timeZone: 'America/New_York' });
+  await setAvailability(knex(), user);
+  const type = await eventType(key, { lengthInMinutes: 60 });
+  const day = async (date: string) =>
+    (await slots({ eventTypeId: type.id, start: date, end: date, timeZone: 'America/New_York' })).body.data[
+      date
+    ].map((slot: Json) => slot.start);
+  const spring = await day('2031-03-09');
+  t.is(spring.length, 23);
+  t.deepEqual(spring.slice(1, 3), ['2031-03-09T01:00:00.000-05:00', '2031-03-09T03:00:00.000-04:00']);
+  t.is(spring.at(-1), '2031-03-09T23:00:00.000-04:00');
+  const autumn = await day('2031-11-02');
+  t.is(autumn.length, 25);
+  t.deepEqual(autumn.slice(1, 4), [
+    '2031-11-02T01:00:00.000-04:00',
+    '2031-11-02T01:00:00.000-05:00',
+    '2031-11-02T02:00:00.000-05:00',
+  ]);
+  // Seen from London (no change that day there), the same instants fall on London's dates.
+  const london = await slots({
+    eventTypeId: type.id,
+    start: '2031-03-09',
+    end: '2031-03-09',
+    timeZone: 'Europe/London',
+  });
+  t.deepEqual(Object.keys(london.body.data), ['2031-03-09']);
+  t.is(london.body.data['2031-03-09'][0].start, '2031-03-09T00:00:00.000+00:00');
+  t.is(london.body.data['2031-03-09'].length, 24);
+});
+
 test('GET /v2/slots validates its query', async (t) => {
   const { key } = await host();
   const type = await eventType(key);
@@ -449,8 +480,30 @@ test('GET /v2/bookings lists the caller’s bookings as host (with BOOKING_READ 
     accepted.body.data.map((x: Json) => x.uid),
     [b.body.data.uid],
   );
+  const second = await call('GET', '/bookings?skip=1&take=1', { token: key });
+  t.deepEqual(
+    second.body.data.map((x: Json) => x.uid),
+    [a.body.data.uid],
+  );
+  t.deepEqual((await call('GET', '/bookings?skip=2', { token: key })).body.data, []);
   t.is((await call('GET', '/bookings?take=0', { token: key })).status, 400);
   t.is((await call('GET', '/bookings?status=maybe', { token: key })).status, 400);
+  for (const [query, field] of [
+    ['take=251', 'query.take'],
+    ['take=abc', 'query.take'],
+    ['take=1.5', 'query.take'],
+    ['skip=-1', 'query.skip'],
+    ['take=1&take=2', 'query.take'],
+  ] as const) {
+    const refused = await call('GET', `/bookings?${query}`, { token: key });
+    t.is(refused.status, 400, query);
+    t.like(refused.body, { status: 'error', path: '/v2/bookings', error: { code: 'BadRequest' } }, query);
+    t.deepEqual(
+      refused.body.error.details.map((d: Json) => d.field),
+      [field],
+      query,
+    );
+  }
   t.is((await call('GET', '/bookings')).status, 401);
 });
 
