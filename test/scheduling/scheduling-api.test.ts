@@ -494,6 +494,7 @@ test('GET /v2/bookings lists the caller’s bookings as host (with BOOKING_READ 
     ['take=1.5', 'query.take'],
     ['skip=-1', 'query.skip'],
     ['take=1&take=2', 'query.take'],
+    ['stauts=cancelled', 'query.stauts'],
   ] as const) {
     const refused = await call('GET', `/bookings?${query}`, { token: key });
     t.is(refused.status, 400, query);

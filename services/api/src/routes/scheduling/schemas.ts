@@ -143,7 +143,8 @@ export const rescheduleBody = named(
 
 export const uidParams = z.object({ uid: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a booking uid') });
 
-export const listBookingsQuery = z.object({
+/** GET bookings lists: unknown parameters are 400 like every list's (a misspelt filter must not list everything). */
+export const listBookingsQuery = z.strictObject({
   status: z.enum(['accepted', 'cancelled', 'rejected']).optional(),
   skip: z
     .string()
