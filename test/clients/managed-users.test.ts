@@ -214,3 +214,61 @@ test('deleting the client deletes its managed users', async (t) => {
   const row = await world.system.stores.db.knex('users').where({ id: user.body.data.id }).first('id');
   t.is(row, undefined);
 });
+
+test('the deprecated DELETE answers its errors in the envelope with the deprecation headers too', async (t) => {
+  const created = await as(client, 'POST', '', { email: 'heidi@example.com' });
+  const id = created.body.data.id as number;
+  const path = (userId: string | number) => `/v2/oauth-clients/${client.id}/users/${userId}`;
+  const cases = [
+    ['no x-svc-secret-key', path(id), {}, 401, 'Unauthorized', 'The x-svc-secret-key header is required'],
+    [
+      'a wrong secret',
+      path(id),
+      { 'x-svc-secret-key': 'wrong' },
+      401,
+      'Unauthorized',
+      'Invalid client secret',
+    ],
+    [
+      'a userId that is not a number',
+      path('abc'),
+      { 'x-svc-secret-key': client.secret },
+      400,
+      'BadRequest',
+      'Invalid params: params.userId must be a positive integer',
+    ],
+    [
+      'an unknown user',
+      path(99_999_999),
+      { 'x-svc-secret-key': client.secret },
+      404,
+      'NotFound',
+      'Managed user not found',
+    ],
+  ] as const;
+  for (const [what, url, headers, status, code, message] of cases) {
+    const response = await world.call('DELETE', url, { headers });
+    t.is(response.status, status, what);
+    t.like(response.body, { status: 'error', path: url, error: { code, message } }, what);
+    t.is(response.headers.get('deprecation'), '@1767225600', what);
+    t.is(response.headers.get('sunset'), 'Wed, 30 Jun 2027 23:59:59 GMT', what);
+    t.is(response.headers.get('link'), '</v2/docs>; rel="deprecation"; type="text/html"', what);
+  }
+  t.is((await as(client, 'GET', `/${id}`)).status, 200, 'still there');
+  // Routes that are not deprecated send none.
+  const other = await world.call('GET', `/v2/oauth-clients/${client.id}`, { token: owner.apiKey });
+  t.is(other.headers.get('deprecation'), null);
+  t.is(other.headers.get('sunset'), null);
+});
+
+test('the OpenAPI document names the 409 message the managed-user routes answer', async (t) => {
+  const document = (await world.call('GET', '/v2/openapi.json')).body;
+  for (const method of ['post', 'patch']) {
+    // Paths are relative to the document's server, {BASE_URL}/v2.
+    const path =
+      method === 'post' ? '/oauth-clients/{clientId}/users' : '/oauth-clients/{clientId}/users/{userId}';
+    const operation = document.paths[path][method];
+    t.true(operation.deprecated, `${method} deprecated`);
+    t.is(operation.responses['409'].description, 'A user with this email already exists', method);
+  }
+});

@@ -5,6 +5,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
 import type { AnyRoute } from '../routing/route.ts';
+import { DEPRECATION_HEADERS } from '../routing/deprecation.ts';
 import type { RouteTable } from '../routing/route-table.ts';
 import { executeRoute } from './execute.ts';
 
@@ -29,6 +30,9 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
   for (const route of routes) {
     const plan = planTarget(route);
     table.add(route.method, route.path, async (ctx: Context) => {
+      // Set first, so that errors (401, 400, 404) carry them too.
+      if (route.deprecated)
+        for (const [name, value] of Object.entries(DEPRECATION_HEADERS)) ctx.set(name, value);
       const rawParams = ctx.params as Record<string, string | undefined>;
       // Steps that can answer from a cache return a value, not a promise, when they do: an await
       // per step would cost a promise and a microtask turn on every request of the hot path.

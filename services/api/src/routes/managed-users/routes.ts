@@ -17,20 +17,11 @@ import { named } from '../../openapi/named.ts';
 /**
  * The deprecated managed-user family (docs/oauth-clients.md "Managed users"): authenticated by
  * `x-svc-secret-key` against the active secrets of `:clientId`; a user of another client is 404.
- * Every success carries `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
+ * Declared `deprecated`: every answer carries the deprecation headers (routing/deprecation.ts).
  */
-export const DEPRECATED_SINCE = new Date(Date.UTC(2026, 0, 1));
-export const SUNSET_AT = new Date(Date.UTC(2027, 5, 30, 23, 59, 59));
-
-export const DEPRECATION_HEADERS: Record<string, string> = {
-  Deprecation: `@${Math.floor(DEPRECATED_SINCE.getTime() / 1000)}`,
-  Sunset: SUNSET_AT.toUTCString(),
-  Link: '</v2/docs>; rel="deprecation"; type="text/html"',
-};
-
 const TAGS = ['Managed users (deprecated)'];
 const USER_NOT_FOUND = 'Managed user not found';
-const EMAIL_TAKEN = 'The e-mail address belongs to another account';
+const EMAIL_TAKEN = 'A user with this email already exists';
 
 const clientParams = z.strictObject({ clientId: z.string().max(200) });
 const userParams = z.strictObject({ clientId: z.string().max(200), userId: idParam });
@@ -95,7 +86,7 @@ export const createManagedUserRoute = defineRoute({
   response: { ...envelope('GetManagedUserOutput'), status: 201, errors: { 409: EMAIL_TAKEN } },
   handler: async ({ caller, deps, body }) => {
     const user = await createManagedUser(deps.stores.db.knex, caller.clientId, defined(body) as typeof body);
-    return { status: 201, data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
+    return { status: 201, data: presentManagedUser(user) };
   },
 });
 
@@ -116,7 +107,7 @@ export const listManagedUsersRoute = defineRoute({
   },
   handler: async ({ caller, deps, query }) => {
     const users = await listManagedUsers(deps.stores.db.knex, caller.clientId, query);
-    return { data: users.map(presentManagedUser), headers: DEPRECATION_HEADERS };
+    return { data: users.map(presentManagedUser) };
   },
 });
 
@@ -132,7 +123,7 @@ export const getManagedUserRoute = defineRoute({
   handler: async ({ caller, deps, params }) => {
     const user = await findManagedUser(deps.stores.db.knex, caller.clientId, params.userId);
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
-    return { data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
+    return { data: presentManagedUser(user) };
   },
 });
 
@@ -155,7 +146,7 @@ export const updateManagedUserRoute = defineRoute({
       defined(body) as typeof body,
     );
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
-    return { data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
+    return { data: presentManagedUser(user) };
   },
 });
 
@@ -177,6 +168,6 @@ export const deleteManagedUserRoute = defineRoute({
       params.userId,
     );
     if (!user) throw new NotFoundError(USER_NOT_FOUND);
-    return { data: presentManagedUser(user), headers: DEPRECATION_HEADERS };
+    return { data: presentManagedUser(user) };
   },
 });
