@@ -70,8 +70,10 @@ test('public bookings: 120 a minute per IP address when anonymous; a signed-in c
     await call('POST', '/v2/bookings', { body }),
     /^Too many bookings\. Try again in \d+ seconds?\.$/,
   );
-  // Invalid input is refused before counting (400, not 429).
-  t.is((await call('POST', '/v2/bookings', { body: { eventTypeId: 'x' } })).status, 400);
+  // Invalid input is refused before counting (400, not 429), and says nothing of the allowance.
+  const invalid = await call('POST', '/v2/bookings', { body: { eventTypeId: 'x' } });
+  t.is(invalid.status, 400);
+  t.is(invalid.headers.get('ratelimit-remaining'), null);
   const signedIn = await insertUser(knex);
   t.is((await call('POST', '/v2/bookings', { body, token: signedIn.apiKey })).status, 404);
 });
@@ -129,6 +131,10 @@ test('the OpenAPI document shows each limit and the 429 answer', async (t) => {
   const createKey = document.paths['/api-keys']!.post!;
   t.deepEqual(createKey['x-rate-limit'], { name: 'api-keys', max: 50, windowSeconds: 3600 });
   t.truthy(createKey.responses['429']);
+  // What the 429 description promises is what answers carry (see the bookings test above).
+  const described = (createKey.responses['429'] as { description: string }).description;
+  t.regex(described, /every counted answer carries `RateLimit-Limit`/);
+  t.regex(described, /401 and 400 answers neither count nor carry them/);
   const listKeys = document.paths['/api-keys']!.get!;
   t.is(listKeys['x-rate-limit'], null);
   t.falsy(listKeys.responses['429']);

@@ -252,7 +252,7 @@ function operation(route: AnyRoute, limits: RateLimits, components: SchemaCompon
   if (limit) {
     responses['429'] = {
       $ref: '#/components/responses/E429',
-      description: `More than ${limit.max} in ${limit.windowSeconds} s per caller (\`Retry-After\`; every answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`)`,
+      description: `More than ${limit.max} in ${limit.windowSeconds} s per caller (\`Retry-After\`). A request counts once it is authenticated and its input is valid; every counted answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (401 and 400 answers neither count nor carry them)`,
     };
   }
   return {
