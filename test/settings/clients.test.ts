@@ -205,6 +205,42 @@ test('edit: an approved client goes back to review (the form warns first), the o
   t.true(parseMail(mail.raw).body.includes('/auth/settings/developer/oauth-clients'));
 });
 
+test("creations and new secrets count against the API's limits (the same counters): 429 past them", async (t) => {
+  const owner = await insertUser(world.knex());
+  const browser = await signedIn(world, owner);
+  const { clientId } = await createThroughForm(browser);
+  const path = `${CLIENTS}/${clientId}`;
+
+  // 49 more creations this hour through the API (counted straight into its counter): the page's
+  // one made it 50, so the next is refused on the page and through the API alike.
+  for (let i = 0; i < 49; i++) await world.store().hit(`api:oauth-clients:user:${owner.user.id}`, 3600);
+  const form = page(await browser.open(`${CLIENTS}/new`));
+  const refused = await rawPost(browser, CLIENTS, { ...formOf(form.html, CLIENTS)!.hidden, ...validForm() });
+  t.is(refused.status, 429);
+  t.regex(text(refused.html), /Too many OAuth clients created/);
+  const viaApi = await world.call('POST', '/v2/oauth-clients', {
+    token: owner.apiKey,
+    body: { name: 'One more', redirectUris: ['https://app.example.com/cb'], scopes: ['PROFILE_READ'] },
+  });
+  t.is(viaApi.status, 429, 'the API counts the page');
+  const listed = await world.call('GET', '/v2/oauth-clients', { token: owner.apiKey });
+  t.is(listed.body.data.length, 1, 'no second client was made');
+
+  for (let i = 0; i < 50; i++) await world.store().hit(`api:client-secrets:user:${owner.user.id}`, 3600);
+  const detail = page(await browser.open(path));
+  const secretRefused = await rawPost(
+    browser,
+    `${path}/secrets`,
+    formOf(detail.html, `${path}/secrets`)!.hidden,
+  );
+  t.is(secretRefused.status, 429);
+  t.regex(text(secretRefused.html), /Too many client secrets generated/);
+  const secrets = await world.call('GET', `/v2/oauth-clients/${encodeURIComponent(clientId)}/secrets`, {
+    token: owner.apiKey,
+  });
+  t.is(secrets.body.data.length, 1, 'no secret was made');
+});
+
 test('secrets: a second is generated and shown once, a third is refused with the exact message; revoke; the last cannot go', async (t) => {
   const browser = await signedIn(world, await insertUser(world.knex()));
   const { clientId, secret: first } = await createThroughForm(browser);

@@ -35,11 +35,11 @@ export const RATE_LIMIT_DEFAULTS = {
   'verification-resend': { max: 5, windowSeconds: HOUR },
   /** API keys created, per user (API and settings page together). */
   'api-keys': { max: 50, windowSeconds: HOUR },
-  /** OAuth clients created, per user. */
+  /** OAuth clients created, per user (API and settings page together). */
   'oauth-clients': { max: 50, windowSeconds: HOUR },
   /** Dynamic client registrations (DCR_ENABLED), per client address. */
   'client-registration': { max: 20, windowSeconds: HOUR },
-  /** Client secrets generated, per user. */
+  /** Client secrets generated, per user (API and settings page together). */
   'client-secrets': { max: 50, windowSeconds: HOUR },
   /**
    * CalDAV connection attempts, per user (API, settings page and onboarding step together): each

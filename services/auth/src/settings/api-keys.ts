@@ -1,7 +1,6 @@
 import { assertEmailVerified } from '@sched/accounts/verification';
 import { createApiKey, listApiKeys, revokeApiKey } from '@sched/db/queries/api-keys';
 import { ForbiddenError } from '@sched/kit/errors';
-import { enforceLimit, routeLimitKey, userCallerKey } from '@sched/runtime/rate-limit';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { seeOther } from '../interaction/current.ts';
@@ -10,6 +9,7 @@ import { csrfFor, readForm, userPurpose } from '../web/forms.ts';
 import { apiKeysPage } from './pages/api-keys.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
 import { keepForReveal, takeReveal } from '../web/reveal.ts';
+import { enforceUserRouteLimit } from '../web/route-limit.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**
@@ -22,8 +22,6 @@ import type { SignedIn } from '../web/session.ts';
 
 /** The reveal record's subject (reveal.ts binds a secret to a user and a subject). */
 const REVEAL_SUBJECT = 'settings:api-key';
-/** The API's `POST /v2/api-keys` limit, counted under the same key. */
-const createLimitKey = (userId: number) => routeLimitKey('api-keys', userCallerKey(userId));
 
 const NOTICES: Record<string, string> = {
   created: 'API key created.',
@@ -78,12 +76,7 @@ export async function createKey(deps: AuthDeps, ctx: Context, signedIn: SignedIn
     if (!(error instanceof ForbiddenError)) throw error;
     return render(deps, ctx, signedIn, { status: 403, error: error.message });
   }
-  await enforceLimit(
-    deps.runtime.stores.tokenStore,
-    createLimitKey(user.id),
-    deps.runtime.config.rateLimits['api-keys'],
-    'API keys created',
-  );
+  await enforceUserRouteLimit(deps, user.id, 'api-keys', 'API keys created');
   const key = await createApiKey(deps.runtime.stores.db.knex, user.id, signedIn.actor.audit);
   const reveal = await keepForReveal(deps, {
     userId: user.id,

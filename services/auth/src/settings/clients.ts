@@ -18,6 +18,7 @@ import { clientListPage, clientPath } from './pages/client-list.ts';
 import { sendSettingsPage, shell } from '../web/shell.ts';
 import { pageOf, pageSlice } from '../web/paging.ts';
 import { takeReveal, keepForReveal } from '../web/reveal.ts';
+import { enforceUserRouteLimit } from '../web/route-limit.ts';
 import { clientIdOf, organizationsOf, ownerLabel } from '../web/clients.ts';
 import type { SignedIn } from '../web/session.ts';
 import type { SignedInHandler } from '../web/signed-in.ts';
@@ -133,6 +134,7 @@ export const create: Handler = async (deps, ctx, signedIn) => {
   const parsed = parseCreateForm(form);
   if (!parsed.ok) return refused(parsed.status, parsed.errors);
   const { input } = parsed;
+  await enforceUserRouteLimit(deps, signedIn.user.id, 'oauth-clients', 'OAuth clients created');
   // An organization that does not exist (404) or that the user may not use (403) is the owner
   // field's error: the select offers only allowed ones, so a membership changed meanwhile or the
   // form was made by hand.

@@ -9,6 +9,7 @@ import { isShownOnPage, renderDetail } from './clients.ts';
 import { readForm, userPurpose } from '../web/forms.ts';
 import { clientPath } from './pages/client-list.ts';
 import { keepForReveal } from '../web/reveal.ts';
+import { enforceUserRouteLimit } from '../web/route-limit.ts';
 import type { SignedIn } from '../web/session.ts';
 
 /**
@@ -19,6 +20,7 @@ import type { SignedIn } from '../web/session.ts';
 export async function generate(deps: AuthDeps, ctx: Context, signedIn: SignedIn): Promise<void> {
   const clientId = clientIdOf(ctx);
   await readForm(deps, ctx, userPurpose(signedIn.user.id));
+  await enforceUserRouteLimit(deps, signedIn.user.id, 'client-secrets', 'client secrets generated');
   try {
     const created = await generateSecret(deps.runtime, signedIn.actor, clientId);
     const reveal = await keepForReveal(deps, {
