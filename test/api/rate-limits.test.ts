@@ -78,6 +78,34 @@ test('public bookings: 120 a minute per IP address when anonymous; a signed-in c
   t.is((await call('POST', '/v2/bookings', { body, token: signedIn.apiKey })).status, 404);
 });
 
+test('booking changes: cancel and reschedule share 120 a minute per IP address when anonymous', async (t) => {
+  // Unknown uids: valid input (so counted), answered 404. The uid is the capability of these public
+  // routes, so the limit is what keeps anyone from trying uids at speed.
+  const answers = await pool(Array.from({ length: 120 }), 8, (_, i) =>
+    i % 2 === 0
+      ? call('POST', `/v2/bookings/no-such-booking-${i}/cancel`, { body: {} })
+      : call('POST', `/v2/bookings/no-such-booking-${i}/reschedule`, {
+          body: { start: '2031-06-09T09:00:00Z' },
+        }),
+  );
+  t.deepEqual(
+    answers.map((r) => r.status),
+    Array(120).fill(404),
+  );
+  isRateLimited(
+    t,
+    await call('POST', '/v2/bookings/no-such-booking/cancel', { body: {} }),
+    /^Too many booking changes\. Try again in \d+ seconds?\.$/,
+  );
+  isRateLimited(
+    t,
+    await call('POST', '/v2/bookings/no-such-booking/reschedule', {
+      body: { start: '2031-06-09T09:00:00Z' },
+    }),
+    /^Too many booking changes\./,
+  );
+});
+
 test('invitations: 100 per inviter and hour, by e-mail or by id; the 101st creates nothing', async (t) => {
   const knex = system.stores.db.knex;
   const scene = await buildScene(knex, { owner: { org: 'OWNER' }, colleague: { org: 'MEMBER' } });
