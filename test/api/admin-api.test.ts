@@ -1,5 +1,6 @@
 import { routes } from '@sched/api/routes/index';
 import test from 'ava';
+import { adminAuditEvents, type AuditEventOutput } from '../support/audit.ts';
 import { insertClient, insertOrganization, insertUser } from '../support/factories.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -91,23 +92,10 @@ test('an administrator demoted is refused on the next request; promoted, allowed
   t.is((await call('GET', '/v2/admin/audit-events?take=1', { token: operator.apiKey })).status, 200);
 });
 
-type Event = {
-  action: string;
-  actor: { type: string; userId: number | null; apiKeyId: number | null };
-  target: { type: string; id: string };
-  organizationId: number | null;
-  before: unknown;
-  after: unknown;
-  details: Record<string, unknown>;
-  requestId: string | null;
-  ipAddress: string | null;
-};
-
-const eventsOf = async (organizationId: number): Promise<Event[]> => {
-  const answer = await call('GET', '/v2/admin/audit-events?take=250', { token: admin.apiKey });
-  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
-  return (answer.body.data as Event[]).filter((event) => event.organizationId === organizationId);
-};
+const eventsOf = async (organizationId: number): Promise<AuditEventOutput[]> =>
+  (await adminAuditEvents({ call, admin }, 'take=250')).filter(
+    (event) => event.organizationId === organizationId,
+  );
 
 test('POST /v2/admin/organizations and PATCH .../{orgId}: organization.created with the owner’s membership.added, organization.updated with before and after', async (t) => {
   const owner = await insertUser(knex());
@@ -169,8 +157,7 @@ test('POST /v2/admin/organizations and PATCH .../{orgId}: organization.created w
     body: { name: 'Again', slug: `audited-${owner.id}`, ownerUserId: owner.id },
   });
   t.is(taken.status, 409);
-  const [last] = (await call('GET', '/v2/admin/audit-events?take=1', { token: admin.apiKey })).body
-    .data as Event[];
+  const [last] = await adminAuditEvents({ call, admin }, 'take=1');
   t.not(last!.action, 'organization.created');
 });
 

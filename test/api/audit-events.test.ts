@@ -1,4 +1,5 @@
 import test from 'ava';
+import { adminAuditEvents, type AuditEventOutput } from '../support/audit.ts';
 import { insertUser } from '../support/factories.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
@@ -13,24 +14,9 @@ import { buildScene, setUpWorld } from '../support/world.ts';
 const { system, call, knex, admin } = setUpWorld(test);
 const ADMIN_PATH = '/v2/admin/audit-events';
 
-type Event = {
-  id: number;
-  action: string;
-  actor: { type: string; userId: number | null; apiKeyId: number | null; clientId: string | null };
-  target: { type: string; id: string | null };
-  organizationId: number | null;
-  before: unknown;
-  after: unknown;
-  requestId: string | null;
-  ipAddress: string | null;
-  createdAt: string;
-};
+type Event = AuditEventOutput;
 
-const events = async (query: string): Promise<Event[]> => {
-  const answer = await call('GET', `${ADMIN_PATH}?${query}`, { token: admin.apiKey });
-  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
-  return answer.body.data as Event[];
-};
+const events = (query: string): Promise<Event[]> => adminAuditEvents({ call, admin }, query);
 
 const apiKeyIdOf = async (userId: number): Promise<number> =>
   Number((await knex()('api_keys').where({ user_id: userId }).orderBy('id').first('id')).id);

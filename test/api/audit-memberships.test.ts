@@ -1,4 +1,5 @@
 import test from 'ava';
+import { adminAuditEvents, type AuditEventOutput } from '../support/audit.ts';
 import { insertUser } from '../support/factories.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
@@ -11,24 +12,9 @@ import { buildScene, setUpWorld } from '../support/world.ts';
 
 const { call, knex, admin } = setUpWorld(test);
 
-type Event = {
-  id: number;
-  action: string;
-  actor: { type: string; userId: number | null; apiKeyId: number | null; clientId: string | null };
-  target: { type: string; id: string | null };
-  organizationId: number | null;
-  before: unknown;
-  after: unknown;
-  details: Record<string, unknown>;
-  requestId: string | null;
-  ipAddress: string | null;
-};
+type Event = AuditEventOutput;
 
-const events = async (query: string): Promise<Event[]> => {
-  const answer = await call('GET', `/v2/admin/audit-events?${query}`, { token: admin.apiKey });
-  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
-  return answer.body.data as Event[];
-};
+const events = (query: string): Promise<Event[]> => adminAuditEvents({ call, admin }, query);
 
 const ofMembership = (id: number | string) => events(`targetType=membership&targetId=${id}`);
 

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { adminAuditEvents, type AuditEventOutput } from '../support/audit.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
@@ -9,22 +10,8 @@ import { buildScene, setUpWorld } from '../support/world.ts';
 
 const { call, knex, admin } = setUpWorld(test);
 
-type Event = {
-  action: string;
-  actor: { type: string; userId: number | null };
-  target: { type: string; id: string | null };
-  organizationId: number | null;
-  before: unknown;
-  after: unknown;
-};
-
-const ofRole = async (roleId: string): Promise<Event[]> => {
-  const answer = await call('GET', `/v2/admin/audit-events?targetType=role&targetId=${roleId}`, {
-    token: admin.apiKey,
-  });
-  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
-  return (answer.body.data as Event[]).toReversed();
-};
+const ofRole = async (roleId: string): Promise<AuditEventOutput[]> =>
+  (await adminAuditEvents({ call, admin }, `targetType=role&targetId=${roleId}`)).toReversed();
 
 test('a custom role and its permissions: every change has its event with before/after and the organization; a 403 escalation writes none', async (t) => {
   const scene = await buildScene(
