@@ -13,7 +13,13 @@ import { createUser, findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
-import { clickClosingItsPage, launchChromium, type OpenPage, openPage } from '../support/browser.ts';
+import {
+  clickClosingItsPage,
+  launchChromium,
+  type OpenPage,
+  openPage,
+  pressRemovingItsFrame,
+} from '../support/browser.ts';
 import { tokenRequest } from '../support/oauth.ts';
 import { waitForMail } from '../support/mail.ts';
 import { setUpWorld } from '../support/world.ts';
@@ -286,8 +292,7 @@ test.serial(
       await frame.getByRole('heading', { name: 'Acme Bookings wants to access your account' }).waitFor();
       // Escape inside the frame closes the dialog too (the page cannot see keys typed in the frame).
       await frame.getByRole('button', { name: 'Allow' }).focus();
-      await page.keyboard.press('Escape');
-      await dialog.waitFor({ state: 'detached' });
+      await pressRemovingItsFrame(page, 'Escape', dialog);
       const user = (await findUserByEmail(system.stores.db.knex, email))!;
       t.is(user.onboardingStep, 'complete');
       t.is(user.calendarProvider, null, 'skipped');

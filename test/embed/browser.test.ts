@@ -11,7 +11,13 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { type RunningExample, startExample } from '../../examples/third-party/server.ts';
 import { type RunningStubHost, startStubHost } from '../../examples/third-party/stub-host.ts';
-import { clickClosingItsPage, launchChromium, type OpenPage, openPage } from '../support/browser.ts';
+import {
+  clickClosingItsPage,
+  launchChromium,
+  type OpenPage,
+  openPage,
+  pressRemovingItsFrame,
+} from '../support/browser.ts';
 
 const CLIENT_ID = 'stub-client';
 const SHOTS = new URL('../../test-results/embed/', import.meta.url);
@@ -194,8 +200,7 @@ test.serial('Escape while focus is inside the frame closes (the frame posts onbo
   try {
     const dialog = await openDialogIn(page, 'Callback mode');
     await embedFrame(page).getByRole('button', { name: 'Deny' }).focus();
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
+    await pressRemovingItsFrame(page, 'Escape', dialog);
     t.deepEqual(problems, []);
   } finally {
     await context.close();

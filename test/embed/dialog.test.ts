@@ -295,21 +295,21 @@ test.serial(
     const rec = recorder();
     renderEmbed(callbackProps(rec));
     openDialog();
-    // The first page speaks the protocol (its ready may come before or after its load event).
-    post(frame().contentWindow, { type: 'onboarding:ready' });
+    // The first page loads (the spinner goes on its load: no ready has been posted yet), then answers.
     finishIframeLoads();
     await waitFor(() => {
       if (screen.queryByRole('status')) throw new Error('spinner still shown');
     });
-    // A second page, ready after its load; a third, ready before it.
-    act(() => {
-      fireEvent.load(frame());
-    });
     post(frame().contentWindow, { type: 'onboarding:ready' });
+    // A second page whose ready comes before its load event; a third whose ready comes after.
     post(frame().contentWindow, { type: 'onboarding:ready' });
     act(() => {
       fireEvent.load(frame());
     });
+    act(() => {
+      fireEvent.load(frame());
+    });
+    post(frame().contentWindow, { type: 'onboarding:ready' });
     await new Promise((resolve) => setTimeout(resolve, 5_500));
     t.deepEqual(rec.errors, [], 'pages that answered raise nothing');
     t.truthy(screen.queryByTitle('Sign in to Scheduling and authorize access'));

@@ -158,4 +158,15 @@ export async function clickClosingItsPage(page: Page, target: Locator): Promise<
   await closed;
 }
 
+/**
+ * Presses `key` where the focus is, inside a frame whose page answers it by having the frame removed
+ * (Escape in the embed's frame closes the dialog), and waits for `gone` to leave the page. The
+ * press itself is not awaited: Chromium may never acknowledge a key event whose frame it removed
+ * while delivering it, and `keyboard.press` has no timeout (a CI run once hung there for minutes).
+ */
+export async function pressRemovingItsFrame(page: Page, key: string, gone: Locator): Promise<void> {
+  void page.keyboard.press(key).catch(() => {});
+  await gone.waitFor({ state: 'detached' });
+}
+
 export type { Browser, BrowserContext, Page };
