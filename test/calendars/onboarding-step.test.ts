@@ -199,3 +199,23 @@ test('Continue posted without the calendar choice (only the action) keeps the de
   const [after] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   t.deepEqual(after.calendars, before.calendars);
 });
+
+test('a forged choice of a read-only calendar as the destination is a 400 on the step, never a 500', async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  const connected = asPage(
+    await browser.submit(step, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  const [connection] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  const work = connection.calendars.find((calendar: { name: string }) => calendar.name === 'Work');
+  await world.knex()('connected_calendars').where({ id: work.id }).update({ read_only: true });
+  const refused = asPage(
+    await browser.submit(connected, '/calendar', { action: 'continue', destination: String(work.id) }),
+  );
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('A read-only calendar cannot be the destination'));
+  t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'calendar', 'the step is not done');
+});

@@ -98,3 +98,17 @@ test('the page never shows the password, and the account page links to it', asyn
     /href="\/auth\/settings\/calendars">Manage calendars/,
   );
 });
+
+test('a forged choice of a read-only calendar as the destination is a 400 on the page, never a 500', async (t) => {
+  const { user, browser, page: shown, connection } = await connected();
+  const calendarId = connection.calendars[0]!.id;
+  await knex()('connected_calendars').where({ id: calendarId }).update({ read_only: true });
+  const [before] = await listOf(user.apiKey);
+  const refused = page(
+    await browser.submit(shown, `${CALENDARS}/${connection.id}`, { destination: String(calendarId) }),
+  );
+  t.is(refused.status, 400);
+  t.true(text(refused.html).includes('A read-only calendar cannot be the destination'));
+  const [after] = await listOf(user.apiKey);
+  t.deepEqual(after, before, 'nothing changed');
+});

@@ -1,6 +1,12 @@
 import { backendFailure } from '@sched/db/availability';
-import { DataError, DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
-import { type AppError, ConflictError, NotFoundError, ServiceUnavailableError } from '@sched/kit/errors';
+import { DataError, DuplicateRecordError, RecordNotFoundError, RecordStateError } from '@sched/db/errors';
+import {
+  AppError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '@sched/kit/errors';
 
 /**
  * How the authorization server answers the data layer's reports (`@sched/db/errors`). Forms that
@@ -35,5 +41,14 @@ export function dataErrorToAppError(error: unknown): AppError | undefined {
   if (!(error instanceof DataError)) return undefined;
   if (error instanceof DuplicateRecordError) return new ConflictError('This is already in use');
   if (error instanceof RecordNotFoundError) return new NotFoundError();
+  // A calendar choice the data refuses (a read-only calendar as the destination), as the API answers it.
+  if (error instanceof RecordStateError && error.kind === 'calendar')
+    return new BadRequestError(error.message);
   return undefined;
+}
+
+/** The refusal a form shows for `error` (an AppError, or a data report answered as one); undefined for faults. */
+export function formRefusal(error: unknown): AppError | undefined {
+  const answer = error instanceof AppError ? error : dataErrorToAppError(error);
+  return answer && answer.status < 500 ? answer : undefined;
 }

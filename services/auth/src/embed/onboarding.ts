@@ -10,8 +10,7 @@ import {
 } from '@sched/policy/onboarding';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { AppError } from '@sched/kit/errors';
-import { takenUserField } from '../data-errors.ts';
+import { formRefusal, takenUserField } from '../data-errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { InteractionExpiredError } from '../errors.ts';
 import { CSRF_FIELD, issueCsrfToken, verifyCsrfToken } from '../http/csrf.ts';
@@ -237,8 +236,12 @@ export function saveCalendar(deps: AuthDeps) {
         for (const connection of connections)
           await service.updateSelection(user.id, connection.id, selectionFromForm(connection, form));
       } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        return renderCalendar(deps, ctx, interaction, user, { status: error.status, error: error.message });
+        const refusal = formRefusal(error);
+        if (!refusal) throw error;
+        return renderCalendar(deps, ctx, interaction, user, {
+          status: refusal.status,
+          error: refusal.message,
+        });
       }
     }
     const first = connections[0];

@@ -1,5 +1,6 @@
 import { configuredOAuthProviders, isOAuthProviderId } from '@sched/calendars/providers/oauth-provider';
-import { AppError, NotFoundError } from '@sched/kit/errors';
+import { NotFoundError } from '@sched/kit/errors';
+import { formRefusal } from '../data-errors.ts';
 import type { Context } from 'koa';
 import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
 import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
@@ -121,8 +122,9 @@ export async function saveSelectionAction(deps: AuthDeps, ctx: Context, signedIn
   try {
     await service.updateSelection(signedIn.user.id, connection.id, selectionFromForm(connection, form));
   } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) throw error;
-    return render(deps, ctx, signedIn, { status: error.status, error: error.message });
+    const refusal = formRefusal(error);
+    if (!refusal) throw error;
+    return render(deps, ctx, signedIn, { status: refusal.status, error: refusal.message });
   }
   seeOther(ctx, `${PATHS.settingsCalendars}?notice=saved`);
 }
