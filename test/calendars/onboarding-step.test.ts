@@ -56,6 +56,17 @@ async function atCalendarStep(): Promise<{ user: TestUser; browser: FlowBrowser;
   return { user, browser, step };
 }
 
+/** Connects alex's CalDAV account from the step's form: the step's page afterwards. */
+async function connectCalDavInStep(browser: FlowBrowser, step: PageResult): Promise<PageResult> {
+  return asPage(
+    await browser.submit(step, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+}
+
 test('CalDAV in the step: refused credentials say so and save nothing; then connected, Continue reaches consent', async (t) => {
   const { user, browser, step } = await atCalendarStep();
   const refused = asPage(
@@ -70,13 +81,7 @@ test('CalDAV in the step: refused credentials say so and save nothing; then conn
   t.is(pageMessage(refused.html)?.code, 'ONBOARDING_FAILED');
   t.deepEqual((await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data, []);
 
-  const connected = asPage(
-    await browser.submit(refused, '/calendar/caldav', {
-      serverUrl: radicale.url,
-      username: alex.username,
-      password: alex.password,
-    }),
-  );
+  const connected = await connectCalDavInStep(browser, refused);
   t.true(text(connected.html).includes('CalDAV: alex'), 'the step lists the new connection');
   t.false(connected.html.includes(alex.password));
   const consent = asPage(await browser.submit(connected, '/calendar', { action: 'continue' }));
@@ -143,13 +148,7 @@ test('a made-up ticket starts nothing', async (t) => {
 test('the step shows the calendars after a connection, and Continue saves which are checked and the destination', async (t) => {
   const { user, browser, step } = await atCalendarStep();
   await radicale.makeCalendar(alex, `home-${user.id}`, 'Home');
-  const connected = asPage(
-    await browser.submit(step, '/calendar/caldav', {
-      serverUrl: radicale.url,
-      username: alex.username,
-      password: alex.password,
-    }),
-  );
+  const connected = await connectCalDavInStep(browser, step);
   t.true(text(connected.html).includes('Choose your calendars'));
   const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   const work = before.calendars.find((calendar: { name: string }) => calendar.name === 'Work');
@@ -187,13 +186,7 @@ test('the step shows the calendars after a connection, and Continue saves which 
 
 test('Continue posted without the calendar choice (only the action) keeps the defaults', async (t) => {
   const { user, browser, step } = await atCalendarStep();
-  const connected = asPage(
-    await browser.submit(step, '/calendar/caldav', {
-      serverUrl: radicale.url,
-      username: alex.username,
-      password: alex.password,
-    }),
-  );
+  const connected = await connectCalDavInStep(browser, step);
   const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   await browser.submit(connected, '/calendar', { action: 'continue' });
   const [after] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
@@ -202,13 +195,7 @@ test('Continue posted without the calendar choice (only the action) keeps the de
 
 test('a forged choice of a read-only calendar as the destination is a 400 on the step, never a 500', async (t) => {
   const { user, browser, step } = await atCalendarStep();
-  const connected = asPage(
-    await browser.submit(step, '/calendar/caldav', {
-      serverUrl: radicale.url,
-      username: alex.username,
-      password: alex.password,
-    }),
-  );
+  const connected = await connectCalDavInStep(browser, step);
   const [connection] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   const work = connection.calendars.find((calendar: { name: string }) => calendar.name === 'Work');
   await world.knex()('connected_calendars').where({ id: work.id }).update({ read_only: true });
