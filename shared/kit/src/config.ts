@@ -82,6 +82,11 @@ const wholeNumber = (min: number, max: number, message: string) =>
     .transform(Number)
     .pipe(z.number().min(min, message).max(max, message));
 
+/** A switch: true, false, 1 or 0. */
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
 const EnvSchema = z.object({
   NODE_ENV: z
     .enum(['development', 'test', 'production'], { message: 'must be development, test or production' })
@@ -125,20 +130,14 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
-  TRUST_PROXY: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .transform((value) => value === 'true' || value === '1')
-    .default(false),
+  TRUST_PROXY: booleanFlag.default(false),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(
     0,
     600_000,
     'must be a whole number of milliseconds from 0 to 600000',
   ).default(10_000),
   REFRESH_REUSE_INTERVAL: wholeNumber(0, 300, 'must be a whole number of seconds from 0 to 300').default(10),
-  SIGNUP_ENABLED: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .transform((value) => value === 'true' || value === '1')
-    .default(true),
+  SIGNUP_ENABLED: booleanFlag.default(true),
   RATE_LIMITS: z
     .string()
     .optional()
@@ -158,19 +157,13 @@ const EnvSchema = z.object({
     31_536_000,
     'must be a whole number of seconds from 3600 to 31536000',
   ).default(30 * 24 * 3600),
-  ACCESS_LOG: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .transform((value) => value === 'true' || value === '1')
-    .default(true),
+  ACCESS_LOG: booleanFlag.default(true),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OUTBOUND_PRIVATE_NETWORKS: z
     .enum(['allow', 'deny'], { message: 'must be allow or deny' })
     .transform((value) => value === 'allow')
     .default(false),
-  METRICS_ENABLED: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .transform((value) => value === 'true' || value === '1')
-    .optional(),
+  METRICS_ENABLED: booleanFlag.optional(),
   // Calendar providers: offered when the client id and secret are set; endpoints default to the
   // public ones (sovereign clouds and proxies override them).
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
@@ -205,10 +198,7 @@ const EnvSchema = z.object({
       message: 'must be comma-separated host names (no scheme, port or path)',
     })
     .default([]),
-  DCR_ENABLED: z
-    .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
-    .transform((value) => value === 'true' || value === '1')
-    .default(false),
+  DCR_ENABLED: booleanFlag.default(false),
 });
 
 /**

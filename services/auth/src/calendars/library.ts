@@ -1,8 +1,8 @@
 import { calendarFetch } from '@sched/calendars/outbound';
 import type { CalendarService } from '@sched/calendars/service';
 import type { OutboundFetch } from '@sched/kit/outbound';
-import { enforceLimit, routeLimitKey, userCallerKey } from '@sched/runtime/rate-limit';
 import type { AuthDeps } from '../deps.ts';
+import { enforceUserRouteLimit } from '../web/route-limit.ts';
 
 /**
  * The calendar library's service as the pages call it: the runtime's, the same one behind the
@@ -16,12 +16,7 @@ export const calendarService = (deps: AuthDeps): CalendarService => deps.runtime
  * limit's own key (one allowance across the API and the pages); 429 once over it.
  */
 export const countCalDavAttempt = (deps: AuthDeps, userId: number): Promise<void> =>
-  enforceLimit(
-    deps.runtime.stores.tokenStore,
-    routeLimitKey('caldav-connections', userCallerKey(userId)),
-    deps.runtime.config.rateLimits['caldav-connections'],
-    'CalDAV connection attempts',
-  );
+  enforceUserRouteLimit(deps, userId, 'caldav-connections', 'CalDAV connection attempts');
 
 /** The connect flow's token exchange goes through the outbound module, as every server-side request. */
 const fetches = new WeakMap<AuthDeps, OutboundFetch>();

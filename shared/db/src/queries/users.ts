@@ -364,20 +364,13 @@ export async function updateUser(
   }
   if (Object.keys(changes).length === 0) return findUserById(knex, id);
   changes['updated_at'] = knex.fn.now();
-  const timeZone = patch.timeZone;
-  if (timeZone === undefined) {
-    const row = await updateUserRow(knex, id, changes);
-    if (!row) return null;
-    await bumpUser(knex, versions, id);
-    return mapUser(row);
-  }
   const row = await transactionWithBumps(knex, versions, async (trx, bumper) => {
     const updated = await updateUserRow(trx, id, changes);
     if (!updated) return undefined;
-    if (updated.default_schedule_id !== null) {
+    if (patch.timeZone !== undefined && updated.default_schedule_id !== null) {
       await trx('schedules')
         .where({ id: updated.default_schedule_id, user_id: id })
-        .update({ time_zone: timeZone, updated_at: trx.fn.now() });
+        .update({ time_zone: patch.timeZone, updated_at: trx.fn.now() });
     }
     await bumpUser(trx, bumper, id);
     return updated;
