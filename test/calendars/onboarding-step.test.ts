@@ -1,3 +1,4 @@
+import { setConnectionStatus } from '@sched/db/queries/calendar-connections';
 import { findUserById } from '@sched/db/queries/users';
 import test from 'ava';
 import { createEmbedClient, embedUrl, pageMessage } from '../embed-flow/helpers.ts';
@@ -65,6 +66,35 @@ async function connectCalDavInStep(browser: FlowBrowser, step: PageResult): Prom
       password: alex.password,
     }),
   );
+}
+
+/** The step's link to the Google window (Connect, or Reconnect when `name` says so), as a browser resolves it. */
+function googleLink(step: PageResult, name = 'Connect Google Calendar'): URL {
+  const href = new RegExp(
+    `<a [^>]*href="([^"]*/auth/calendars/connect/google\\?ticket=[^"]+)"[^>]*>${name}</a>`,
+  ).exec(step.html)?.[1];
+  if (!href) throw new Error(`no link "${name}" to Google on the step:\n${step.html}`);
+  return new URL(href.replace(/&amp;/g, '&'), world.system.url);
+}
+
+/** The new window the step opens for `link`: confirm, through (fake) Google and back; the window's last page. */
+async function throughGoogleWindow(link: URL): Promise<PageResult> {
+  const window = new FlowBrowser(world.system.url);
+  const confirm = asPage(await window.open(link));
+  const started = await window.submit(confirm, '/auth/calendars/connect/google', {});
+  if (started.kind !== 'redirect') throw new Error(`not sent to Google:\n${started.html}`);
+  const back = await fetch(started.url, { redirect: 'manual' });
+  return asPage(await window.open(back.headers.get('location')!));
+}
+
+/** The step's Reconnect link: its href (entities decoded) and whether it opens a new window. */
+function reconnectLink(step: PageResult): { href: string; newWindow: boolean } | null {
+  const tag = /<a [^>]*>Reconnect<\/a>/.exec(step.html)?.[0];
+  if (!tag) return null;
+  return {
+    href: /href="([^"]*)"/.exec(tag)![1]!.replace(/&amp;/g, '&'),
+    newWindow: tag.includes('target="_blank"'),
+  };
 }
 
 test('CalDAV in the step: refused credentials say so and save nothing; then connected, Continue reaches consent', async (t) => {
@@ -205,4 +235,65 @@ test('a forged choice of a read-only calendar as the destination is a 400 on the
   t.is(refused.status, 400);
   t.true(text(refused.html).includes('A read-only calendar cannot be the destination'));
   t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'calendar', 'the step is not done');
+});
+
+test("a CalDAV connection that needs reconnecting: Reconnect reopens the step's form for its username, and a new password makes it active", async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  const connected = await connectCalDavInStep(browser, step);
+  t.is(reconnectLink(connected), null, 'an active connection has no Reconnect');
+  const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  await setConnectionStatus(world.knex(), before.id, 'needs_reauth');
+
+  const refreshed = asPage(await browser.open(connected.url));
+  t.true(text(refreshed.html).includes('CalDAV: alex (needs reconnecting)'));
+  const link = reconnectLink(refreshed);
+  t.truthy(link, 'the step offers Reconnect');
+  t.false(link!.newWindow, 'CalDAV reconnects inside the dialog');
+  const target = new URL(link!.href, refreshed.url);
+  t.is(target.pathname, connected.url.pathname, 'the step itself, not the settings page');
+  t.is(target.hash, '#caldav');
+
+  const form = asPage(await browser.open(target));
+  t.is(form.status, 200);
+  t.regex(form.html, /<details class="caldav" id="caldav" open>/, 'the CalDAV form is open');
+  t.regex(form.html, /<input id="username" name="username"[^>]* value="alex"/, 'with the username filled in');
+  const back = asPage(
+    await browser.submit(form, '/calendar/caldav', {
+      serverUrl: radicale.url,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  t.is(back.url.pathname, connected.url.pathname, 'back on the step');
+  t.true(text(back.html).includes('Connect your calendar'));
+  t.false(text(back.html).includes('needs reconnecting'));
+  t.is(reconnectLink(back), null);
+  const after = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.is(after.length, 1, 'the same connection, not a second one');
+  t.like(after[0], { id: before.id, provider: 'caldav', account: 'alex', status: 'active' });
+});
+
+test("a Google connection that needs reconnecting: Reconnect opens the provider's window from the step, which ends there and not in settings", async (t) => {
+  const { user, browser, step } = await atCalendarStep();
+  t.true(text((await throughGoogleWindow(googleLink(step))).html).includes('Google Calendar connected'));
+  const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  await setConnectionStatus(world.knex(), before.id, 'needs_reauth');
+
+  const refreshed = asPage(await browser.open(step.url));
+  t.true(text(refreshed.html).includes('Google Calendar: ada@example.com (needs reconnecting)'));
+  const link = reconnectLink(refreshed);
+  t.truthy(link, 'the step offers Reconnect');
+  t.true(link!.newWindow, 'Google refuses frames: a new window, as Connect');
+  const done = await throughGoogleWindow(googleLink(refreshed, 'Reconnect'));
+  t.is(done.status, 200);
+  t.is(done.url.pathname, '/auth/calendars/oauth/google/callback', "the window's own page, not settings");
+  t.true(text(done.html).includes('Google Calendar connected'));
+  t.true(text(done.html).includes('return to the set-up'));
+
+  const after = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
+  t.is(after.length, 1, 'the same connection, not a second one');
+  t.like(after[0], { id: before.id, provider: 'google', status: 'active' });
+  const back = asPage(await browser.open(step.url));
+  t.false(text(back.html).includes('needs reconnecting'));
+  t.is(reconnectLink(back), null);
 });

@@ -9,6 +9,7 @@
  * Needs Chromium (CHROMIUM_PATH or /usr/bin/chromium) and the component's build (npm run build).
  */
 import { mkdirSync } from 'node:fs';
+import { setConnectionStatus } from '@sched/db/queries/calendar-connections';
 import { createUser, findUserByEmail } from '@sched/db/queries/users';
 import test from 'ava';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
@@ -321,6 +322,59 @@ test.serial(
       await signIn(frame, { email, password });
       await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
       t.pass();
+    } finally {
+      await context.close();
+    }
+  },
+);
+
+test.serial(
+  "a Google calendar that needs reconnecting: Reconnect in the step opens the provider's window, and Refresh shows it active",
+  async (t) => {
+    const email = `reauth-${unique()}@example.com`;
+    const password = 'correct horse battery';
+    const user = await createUser(system.stores.db.knex, {
+      email,
+      password,
+      name: 'Re Connect',
+      onboardingStep: 'calendar',
+    });
+    const { context, page, problems } = await openSite({ theme: 'dark' });
+    /** The step's link `name` opens the Google window; confirmed there, it ends on "connected" and is closed. */
+    const throughGoogle = async (frame: FrameLocator, name: string) => {
+      const [window] = await Promise.all([
+        context.waitForEvent('page'),
+        frame.getByRole('link', { name, exact: true }).click(),
+      ]);
+      await window.getByRole('button', { name: 'Continue to Google Calendar' }).click();
+      await window.getByRole('heading', { name: 'Google Calendar connected' }).waitFor();
+      await window.close();
+      await frame.getByRole('link', { name: 'Refresh' }).click();
+    };
+    try {
+      await openDialog(page);
+      const frame = frameOf(page);
+      await signIn(frame, { email, password });
+      await frame.getByRole('heading', { name: 'Connect your calendar' }).waitFor();
+      await throughGoogle(frame, 'Connect Google Calendar');
+      await frame.getByText('Google Calendar: ada@example.com').waitFor();
+      const connection = await system.stores.db
+        .knex('calendar_connections')
+        .where({ user_id: user.id })
+        .first('id');
+      await setConnectionStatus(system.stores.db.knex, connection.id, 'needs_reauth');
+
+      await frame.getByRole('link', { name: 'Refresh' }).click();
+      await frame.getByText('(needs reconnecting)').waitFor();
+      await shot(page, 'dark-3-calendar-needs-reauth');
+      await throughGoogle(frame, 'Reconnect');
+      await frame.getByText('Google Calendar: ada@example.com').waitFor();
+      t.is(await frame.getByText('(needs reconnecting)').count(), 0);
+      t.is(await frame.getByRole('link', { name: 'Reconnect' }).count(), 0);
+      const after = await system.stores.db.knex('calendar_connections').where({ user_id: user.id });
+      t.is(after.length, 1, 'the same connection, not a second one');
+      t.like(after[0], { id: connection.id, status: 'active' });
+      t.deepEqual(problems, []);
     } finally {
       await context.close();
     }

@@ -115,6 +115,7 @@ export async function renderCalendar(
   // Each link carries a fresh single-use ticket: the provider's window has none of the frame's cookies.
   const oauthLinks = await Promise.all(
     providers.map(async (provider) => ({
+      provider: provider.id,
       label: provider.label,
       href: `${PATHS.calendarConnect}/${provider.id}?${new URLSearchParams({ ticket: await mintTicket(deps, user.id, provider.id) })}`,
     })),
@@ -129,12 +130,18 @@ export async function renderCalendar(
       csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
       connections: await calendarService(deps).listConnections(user.id),
       oauthLinks,
-      caldav: failed?.caldav ?? { serverUrl: '', username: '' },
+      caldav: failed?.caldav ?? { serverUrl: '', username: reconnectUsername(ctx) },
       ...(failed?.error ? { error: failed.error } : {}),
       ...(failed?.caldavError ? { caldavError: failed.caldavError } : {}),
     }),
     embedPageOptions(ctx, problem ? errorMessage('ONBOARDING_FAILED', problem) : undefined),
   );
+}
+
+/** The CalDAV username a Reconnect link of the step asks to fill in (`?reconnect=`), else ''. */
+function reconnectUsername(ctx: Context): string {
+  const value = ctx.query.reconnect;
+  return typeof value === 'string' ? value.slice(0, 200) : '';
 }
 
 /** Opens a step's POST: the embed interaction at the consent prompt, its CSRF token, the user. */

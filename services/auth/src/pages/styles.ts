@@ -234,7 +234,7 @@ a.button:hover { text-decoration: none; opacity: .9; }
 a.button.primary { color: var(--brand-text); }
 a.button.secondary { color: var(--text); border-color: var(--border); }
 .danger, a.button.danger { background: var(--danger-bg); color: var(--danger-text); border-color: transparent; }
-button.small { height: 34px; padding: 0 12px; font-size: 14px; }
+button.small, a.button.small { height: 34px; padding: 0 12px; font-size: 14px; }
 .danger-link { background: none; border: none; height: auto; padding: 0; color: var(--danger-text); font-weight: 600; }
 .danger-link:hover { text-decoration: underline; }
 .alert-ok { background: color-mix(in srgb, var(--ok) 14%, transparent); color: var(--text); border-left: 3px solid var(--ok); }
@@ -333,6 +333,7 @@ fieldset.choice legend { margin-bottom: 6px; }
 .calendar-list { list-style: none; margin: 0 0 16px; padding: 0; }
 .calendar-list li { display: flex; align-items: center; gap: 8px; padding: 8px 0; border-bottom: 1px solid var(--border); }
 .calendar-list .check-mark { color: var(--brand); font-weight: 700; }
+.calendar-list li > .button { margin-left: auto; }
 .provider-links { display: grid; gap: 8px; margin: 0 0 8px; }
 .provider-links p { margin: 0; }
 details.caldav { border: 1px solid var(--border); border-radius: 10px; padding: 10px 14px; margin: 0 0 16px; }

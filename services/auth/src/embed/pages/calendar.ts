@@ -14,17 +14,37 @@ export interface CalendarView {
   csrf: string;
   connections: readonly ConnectionView[];
   /** Google / Microsoft (when configured): a link that opens the provider in a new window. */
-  oauthLinks: readonly { label: string; href: string }[];
+  oauthLinks: readonly { provider: ConnectionView['provider']; label: string; href: string }[];
+  /** Prefilled when Reconnect of a CalDAV connection opened the form (the password never is). */
   caldav: { serverUrl: string; username: string };
   caldavError?: string;
   error?: string;
 }
 
-function connectionList(connections: readonly ConnectionView[]): SafeHtml {
-  if (connections.length === 0) return html``;
-  return html`<ul class="calendar-list" aria-label="Connected calendars">${connections.map(
-    (connection) =>
-      html`<li><span class="check-mark" aria-hidden="true">✓</span> ${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</li>`,
+/**
+ * A connection whose credentials the provider refuses gets Reconnect, as on the settings page:
+ * CalDAV reopens the step's CalDAV form with the username filled in (a new password connects the
+ * same account again); Google / Microsoft open the provider's window as Connect does (when the
+ * provider is still configured), whose flow ends on the window's page saying to return here.
+ */
+function reconnect(connection: ConnectionView, view: CalendarView, describedBy: string): SafeHtml {
+  if (connection.status !== 'needs_reauth') return html``;
+  if (connection.provider === 'caldav') {
+    const href = `${interactionPath(view.uid)}?${new URLSearchParams({ reconnect: connection.account })}#caldav`;
+    return html`<a class="button secondary small" href="${href}" aria-describedby="${describedBy}">Reconnect</a>`;
+  }
+  const link = view.oauthLinks.find((candidate) => candidate.provider === connection.provider);
+  if (!link) return html``;
+  return html`<a class="button secondary small" href="${link.href}" target="_blank" rel="noopener" aria-describedby="${describedBy}">Reconnect</a>`;
+}
+
+function connectionList(view: CalendarView): SafeHtml {
+  if (view.connections.length === 0) return html``;
+  return html`<ul class="calendar-list" aria-label="Connected calendars">${view.connections.map(
+    (connection) => {
+      const nameId = `connection-${connection.id}`;
+      return html`<li><span class="check-mark" aria-hidden="true">✓</span> <span id="${nameId}">${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</span>${reconnect(connection, view, nameId)}</li>`;
+    },
   )}</ul>`;
 }
 
@@ -44,7 +64,9 @@ ${selectionTable(withCalendars, {
 }
 
 function caldavForm(view: CalendarView): SafeHtml {
-  return html`<details class="caldav"${view.caldavError || view.oauthLinks.length === 0 ? html` open` : ''}>
+  // Open when it is the only way to connect, after a refusal, and for a CalDAV Reconnect.
+  const open = view.caldavError || view.oauthLinks.length === 0 || view.caldav.username !== '';
+  return html`<details class="caldav" id="caldav"${open ? html` open` : ''}>
 <summary>Connect a CalDAV calendar</summary>
 ${view.caldavError ? html`<div class="alert alert-error" role="alert" id="caldav-error">${view.caldavError}</div>` : ''}
 <form method="post" action="${calendarCalDavStepPath(view.uid)}" novalidate>
@@ -68,7 +90,7 @@ export function calendarPage(view: CalendarView): SafeHtml {
 <h1>Connect your calendar</h1>
 <p class="lead">Scheduling checks it for conflicts so nobody books you when you are busy, and adds your bookings to it.</p>
 ${view.error ? html`<div class="alert alert-error" role="alert" id="calendar-error">${view.error}</div>` : ''}
-${connectionList(view.connections)}
+${connectionList(view)}
 ${
   view.oauthLinks.length > 0
     ? html`<div class="provider-links">${view.oauthLinks.map(
