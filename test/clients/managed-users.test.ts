@@ -261,6 +261,35 @@ test('the deprecated DELETE answers its errors in the envelope with the deprecat
   t.is(other.headers.get('sunset'), null);
 });
 
+test('every answer on a deprecated path carries the deprecation headers: another method, OPTIONS, a body refused before the route', async (t) => {
+  const users = `/v2/oauth-clients/${client.id}/users`;
+  const one = `${users}/1`;
+  const secret = { 'x-svc-secret-key': client.secret };
+  const cases = [
+    ['PUT on the list (405)', 'PUT', users, {}, undefined, 405],
+    ['POST on one user (405)', 'POST', one, secret, undefined, 405],
+    ['OPTIONS (200)', 'OPTIONS', one, {}, undefined, 200],
+    ['a method nothing implements (501)', 'PROPFIND', users, {}, undefined, 501],
+    ['a body that is not JSON (400)', 'POST', users, secret, '{"email":', 400],
+    ['a body of another type (415)', 'POST', users, { ...secret, 'content-type': 'text/plain' }, 'x', 415],
+  ] as const;
+  for (const [what, method, url, headers, body, status] of cases) {
+    const response = await world.call(method, url, { headers, ...(body === undefined ? {} : { body }) });
+    t.is(response.status, status, what);
+    t.is(response.headers.get('deprecation'), '@1767225600', what);
+    t.is(response.headers.get('sunset'), 'Wed, 30 Jun 2027 23:59:59 GMT', what);
+    t.is(response.headers.get('link'), '</v2/docs>; rel="deprecation"; type="text/html"', what);
+  }
+  const notAllowed = await world.call('PUT', users);
+  t.like(notAllowed.body, { status: 'error', error: { code: 'MethodNotAllowed' } });
+  t.is(notAllowed.headers.get('allow'), 'POST, HEAD, GET');
+  // Another method on a path that is not deprecated sends none.
+  const other = await world.call('PUT', `/v2/oauth-clients/${client.id}/secrets`, { token: owner.apiKey });
+  t.is(other.status, 405);
+  t.is(other.headers.get('deprecation'), null);
+  t.is(other.headers.get('sunset'), null);
+});
+
 test('the OpenAPI document names the 409 message the managed-user routes answer', async (t) => {
   const document = (await world.call('GET', '/v2/openapi.json')).body;
   for (const method of ['post', 'patch']) {

@@ -25,6 +25,7 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
   const table = new RouteTable(PREFIX);
   const control = mountRoutes(table, routeList, deps);
   mountDocs(table, routeList, deps.config);
+  const addChallenge = resourceMetadataChallenge(control.resources);
 
   // Request context, security headers, CORS (bearer credentials only, no cookies: any origin may
   // call the API from a browser; none on the docs page, a page), the error envelope with the
@@ -38,7 +39,12 @@ export function createApiApp(deps: Runtime, routeList: readonly AnyRoute[] = rou
       publicUrl: deps.config.baseUrl,
       bearerCors: (path) => !isDocsPage(PREFIX, path),
       translate: (error) => dataErrorToAppError(error) ?? calendarErrorToAppError(error),
-      finish: resourceMetadataChallenge(control.resources),
+      finish: (ctx) => {
+        addChallenge(ctx);
+        // An error given before the route ran (a body the parser refused, a refused target) is
+        // an answer on its path too: a deprecated path's carries the deprecation headers.
+        if (ctx.status >= 400) table.setPathHeaders(ctx);
+      },
     }),
   );
   app.use(jsonBody());

@@ -29,10 +29,7 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
   const control = createAccessControl(deps);
   for (const route of routes) {
     const plan = planTarget(route);
-    table.add(route.method, route.path, async (ctx: Context) => {
-      // Set first, so that errors (401, 400, 404) carry them too.
-      if (route.deprecated)
-        for (const [name, value] of Object.entries(DEPRECATION_HEADERS)) ctx.set(name, value);
+    const handler = async (ctx: Context) => {
       const rawParams = ctx.params as Record<string, string | undefined>;
       // Steps that can answer from a cache return a value, not a promise, when they do: an await
       // per step would cost a promise and a microtask turn on every request of the hot path.
@@ -69,7 +66,10 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
             : { status: 'success', data: result.data ?? null, pagination: result.pagination },
         );
       }
-    });
+    };
+    // The table sets the deprecation headers on every answer on the path: this route's (before the
+    // handler, so its 401, 400 and 404 carry them) and another method's 405.
+    table.add(route.method, route.path, handler, route.deprecated ? { headers: DEPRECATION_HEADERS } : {});
   }
   return control;
 }

@@ -16,6 +16,10 @@ import type { Context, Middleware, Next } from 'koa';
  * implemented method with 405 and `Allow`, a method not implemented at all with 501; other paths
  * go on to the next middleware (404). Route paths are literal and `:name` segments only, the
  * first one literal (checked at start).
+ *
+ * A route may name headers for every answer on its path (the deprecation headers): set before its
+ * handler runs, so its errors carry them, and on the table's own OPTIONS, 405 and 501 for that path;
+ * `setPathHeaders` sets them on an answer given before the table (a body refused by the parser).
  */
 
 export type RouteHandler = (ctx: Context) => unknown;
@@ -35,6 +39,13 @@ interface CompiledRoute {
   /** Per segment after the first: the parameter's name, or null for a literal. */
   names: readonly (string | null)[];
   handler: RouteHandler;
+  /** Headers of every answer on this route's path, or undefined. */
+  headers: Readonly<Record<string, string>> | undefined;
+}
+
+export interface RouteOptions {
+  /** Headers every answer on the path carries: the route's own (errors included) and the table's. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface RoutedContext extends Context {
@@ -59,7 +70,7 @@ export class RouteTable {
   }
 
   /** Adds a route; `path` is under the prefix (`/organizations/:orgId`). */
-  add(method: string, path: string, handler: RouteHandler): void {
+  add(method: string, path: string, handler: RouteHandler, options: RouteOptions = {}): void {
     const segments = path.split('/').slice(1);
     const [first, ...rest] = segments;
     if (first === undefined || !LITERAL.test(first))
@@ -75,6 +86,7 @@ export class RouteTable {
       literals: rest.map((segment) => (segment.startsWith(':') ? null : segment.toLowerCase())),
       names: rest.map((segment) => (segment.startsWith(':') ? segment.slice(1) : null)),
       handler,
+      headers: options.headers,
     };
     const key = first.toLowerCase();
     const group = this.#groups.get(key) ?? [];
@@ -95,15 +107,29 @@ export class RouteTable {
         const routed = ctx as RoutedContext;
         routed.params = params(route, segments);
         routed._matchedRoute = route.pattern;
+        if (route.headers) setHeaders(ctx, route.headers);
         return route.handler(ctx);
       }
       const allowed = new Set<string>();
+      let headers: Record<string, string> | undefined;
       for (const route of candidates) {
-        if (matches(route, segments)) for (const m of route.methods) allowed.add(m);
+        if (!matches(route, segments)) continue;
+        for (const m of route.methods) allowed.add(m);
+        if (route.headers) headers = { ...headers, ...route.headers };
       }
       if (allowed.size === 0) return next();
-      return Promise.resolve(next()).then(() => answerOtherMethod(ctx, [...allowed]));
+      return Promise.resolve(next()).then(() => answerOtherMethod(ctx, [...allowed], headers));
     };
+  }
+
+  /** Sets the headers of the routes of `ctx.path` (any method), if they name some. */
+  setPathHeaders(ctx: Context): void {
+    const segments = this.#segments(ctx.path);
+    const candidates = segments && this.#candidates(segments);
+    if (!candidates) return;
+    for (const route of candidates) {
+      if (route.headers && matches(route, segments)) setHeaders(ctx, route.headers);
+    }
   }
 
   /** The request path's segments under the prefix (one trailing slash dropped), or null. */
@@ -162,9 +188,21 @@ function decodeOrKeep(text: string): string {
   }
 }
 
-/** A known path asked with another method, once nothing downstream answered it. */
-function answerOtherMethod(ctx: Context, allowed: string[]): void {
+function setHeaders(ctx: Context, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+}
+
+/**
+ * A known path asked with another method, once nothing downstream answered it; with the headers
+ * of the path's routes (a deprecated path's answer says so whatever the method).
+ */
+function answerOtherMethod(
+  ctx: Context,
+  allowed: string[],
+  headers: Readonly<Record<string, string>> | undefined,
+): void {
   if (ctx.status && ctx.status !== 404) return;
+  if (headers) setHeaders(ctx, headers);
   const method = ctx.method;
   if (!IMPLEMENTED.has(method)) {
     ctx.status = 501;
