@@ -1,4 +1,5 @@
 import { disableAccount, enableAccount } from '@sched/accounts/disable';
+import { findAccount } from '@sched/auth/provider/account';
 import { setUserDisabled } from '@sched/db/queries/users';
 import test from 'ava';
 import { insertApiKey, insertUser } from '../support/factories.ts';
@@ -146,3 +147,45 @@ test.serial('unknown user: disableAccount and enableAccount answer null', async 
   t.is(await disableAccount({ stores: system.stores }, 987_654_321), null);
   t.is(await enableAccount({ stores: system.stores }, 987_654_321), null);
 });
+
+test.serial(
+  "oidc-provider's account lookup reads the user in one query; disabled, managed and unknown accounts get nothing",
+  async (t) => {
+    const find = findAccount(knex());
+    const [active, disabled, managed] = await Promise.all([
+      insertUser(knex()),
+      insertUser(knex()),
+      insertUser(knex()),
+    ]);
+    await knex()('users').where({ id: disabled.id }).update({ disabled_at: knex().fn.now() });
+    await knex()('users')
+      .where({ id: managed.id })
+      .update({ managed_by_client_id: world.clients.app.client.id });
+    const unknown = disabled.id + 1_000_000;
+    // Queries naming one of these users (the file's other tests run against the same database).
+    const ids = new Set([active.id, disabled.id, managed.id, unknown]);
+    const queries = new Map<number, number>();
+    const onQuery = (query: { sql: string; bindings?: unknown[] }) => {
+      if (!query.sql.includes('"users"')) return;
+      for (const value of query.bindings ?? [])
+        if (ids.has(value as number)) queries.set(value as number, (queries.get(value as number) ?? 0) + 1);
+    };
+    // A lookup for a token (refresh, userinfo): not the browser session's, so the minute's memory applies.
+    const token = {};
+    knex().on('query', onQuery);
+    try {
+      t.is((await find(undefined, String(active.id), token))?.accountId, String(active.id));
+      t.is(await find(undefined, String(disabled.id), token), undefined);
+      t.is(await find(undefined, String(managed.id), token), undefined);
+      t.is(await find(undefined, String(unknown), token), undefined);
+      t.is((await find(undefined, String(active.id), token))?.accountId, String(active.id), 'remembered');
+    } finally {
+      knex().off('query', onQuery);
+    }
+    t.deepEqual(
+      Object.fromEntries(queries),
+      { [active.id]: 1, [disabled.id]: 1, [managed.id]: 1, [unknown]: 1 },
+      'one query per uncached lookup, none for a remembered one',
+    );
+  },
+);

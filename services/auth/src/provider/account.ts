@@ -1,4 +1,4 @@
-import { findUserById, findUserDisabledAt } from '@sched/db/queries/users';
+import { findEnabledUserById, findUserById } from '@sched/db/queries/users';
 import type { Knex } from 'knex';
 import type { Account, KoaContextWithOIDC } from 'oidc-provider';
 import { sessionIsCurrent, signOutSessionRecord } from './session-credential.ts';
@@ -24,11 +24,8 @@ export function findAccount(knex: Knex) {
     const session = token === undefined ? sessionOf(ctx, sub) : undefined;
     const seen = known.get(sub);
     if (session !== undefined || seen === undefined || Date.now() - seen > REMEMBER_MS) {
-      const [user, disabledAt] = await Promise.all([
-        findUserById(knex, Number(sub)),
-        findUserDisabledAt(knex, Number(sub)),
-      ]);
-      if (!user || user.managedByClientId !== null || disabledAt !== null) {
+      const user = await findEnabledUserById(knex, Number(sub));
+      if (!user || user.managedByClientId !== null) {
         known.delete(sub);
         return undefined;
       }

@@ -227,6 +227,18 @@ export async function findUserById(knex: Knex, id: number): Promise<User | null>
 }
 
 /**
+ * The user when it exists and is not disabled, else null: one query (oidc-provider's account
+ * lookup, which issues nothing to a disabled account).
+ */
+export async function findEnabledUserById(knex: Knex, id: number): Promise<User | null> {
+  if (!Number.isSafeInteger(id)) return null;
+  const row = (await knex('users').where({ id }).whereNull('disabled_at').first(USER_COLUMNS)) as
+    | UserRow
+    | undefined;
+  return row ? mapUser(row) : null;
+}
+
+/**
  * The regular (not managed) user with this e-mail, compared case-insensitively. Managed users of
  * the deprecated family live in their client's own e-mail namespace and are never found here.
  */
