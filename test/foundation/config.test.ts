@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig, requireStandaloneServers } from '@sched/kit/config';
 import test from 'ava';
 
@@ -52,6 +53,18 @@ test('empty variables count as unset', (t) => {
   t.is(loadConfig({ DATABASE_URL: '', PORT: '' }).port, 3000);
 });
 
+test('DATA_DIR: ./.data when unset; set to nothing (empty or spaces) is refused, not read as unset', (t) => {
+  t.is(loadConfig({}).dataDir, resolve('./.data'));
+  t.is(loadConfig({ DATA_DIR: '/srv/sched data' }).dataDir, '/srv/sched data');
+  for (const value of ['', '   ']) {
+    const error = t.throws(() => loadConfig({ DATA_DIR: value }), { instanceOf: ConfigError });
+    t.is(
+      error!.message,
+      'Invalid configuration: DATA_DIR is empty or only spaces: name the data folder, or leave it unset for ./.data',
+    );
+  }
+});
+
 const invalid: Array<[string, Record<string, string>]> = [
   ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/db' }],
   ['DATABASE_URL', { DATABASE_URL: 'not a url' }],
@@ -69,6 +82,10 @@ const invalid: Array<[string, Record<string, string>]> = [
   ['MAIL_FROM', { MAIL_FROM: 'Scheduling <no-reply>' }],
   ['MAIL_FROM', { MAIL_FROM: 'Scheduling <a@example.com>\r\nBcc: x@example.com' }],
   ['HOST', { HOST: '  ' }],
+  // A data folder is where the database lives: an empty one would not fall back to ./.data.
+  ['DATA_DIR', { DATA_DIR: '   ' }],
+  ['DATA_DIR', { DATA_DIR: '' }],
+  ['DATA_DIR', { DATA_DIR: ' \t' }],
   ['SMTP_URL', { SMTP_URL: 'localhost:25' }],
   ['SMTP_URL', { SMTP_URL: 'smtp://' }],
   ['COOKIE_KEYS', { COOKIE_KEYS: 'short' }],

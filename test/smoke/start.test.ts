@@ -177,6 +177,9 @@ test('a data folder or port start-up cannot use stops it with one line naming DA
     await writeFile(aFile, '');
     const cases: Array<[Record<string, string>, RegExp]> = [
       [{ DATA_DIR: aFile }, /^ConfigError: Invalid configuration: DATA_DIR .*a-file cannot be used/],
+      // Set, but to nothing: not the default ./.data (a new database beside the one meant).
+      [{ DATA_DIR: '  ' }, /^ConfigError: Invalid configuration: DATA_DIR is empty or only spaces/],
+      [{ DATA_DIR: '' }, /^ConfigError: Invalid configuration: DATA_DIR is empty or only spaces/],
       [
         { DATA_DIR: join(aFile, 'below') },
         /^ConfigError: Invalid configuration: DATA_DIR .*below cannot be used/,
@@ -201,7 +204,7 @@ test('a data folder or port start-up cannot use stops it with one line naming DA
         [],
         childEnv({ PORT: String(await freePort()), HOST: '127.0.0.1', ...vars }),
       );
-      t.not(result.code, 0, result.output);
+      t.is(result.code, 1, result.output);
       t.is(result.output.trim().split('\n').length, 1, result.output);
       t.regex(result.output.trim(), expected);
     }

@@ -107,7 +107,12 @@ const EnvSchema = z.object({
       }
     })
     .optional(),
-  DATA_DIR: z.string().min(1).default('./.data'),
+  DATA_DIR: z
+    .string()
+    .refine((value) => value.trim() !== '', {
+      message: 'is empty or only spaces: name the data folder, or leave it unset for ./.data',
+    })
+    .default('./.data'),
   SMTP_URL: urlWithProtocols(['smtp:', 'smtps:'])
     .refine((value) => new URL(value).hostname !== '', { message: 'names no host (smtp://host:port)' })
     .optional(),
@@ -285,11 +290,20 @@ export interface Config {
   };
 }
 
+/**
+ * Variables refused when set but empty, instead of taking their default: `DATA_DIR=$VOLUME` with
+ * VOLUME unset would otherwise start a new, empty database (and new keys) in the working folder,
+ * beside the one the operator meant, with nothing to say so.
+ */
+const KEPT_WHEN_EMPTY = new Set(['DATA_DIR']);
+
 /** Reads and validates the environment once; nothing else reads process.env. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // An empty variable means "unset", as in most twelve-factor tooling.
+  // An empty variable means "unset", as in most twelve-factor tooling; but not DATA_DIR (below).
   const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(env).filter(
+      ([name, value]) => value !== undefined && (value !== '' || KEPT_WHEN_EMPTY.has(name)),
+    ),
   );
   const parsed = EnvSchema.safeParse(present);
   if (!parsed.success) {
