@@ -175,7 +175,7 @@ async function buildWorld(pbac: Pbac): Promise<World> {
     { userId: target.id, organizationId: orgId, role: 'MEMBER' },
     { userId: target.id, teamId, role: 'MEMBER' },
   ]);
-  const roleId = await insertCustomRole(knex, orgId, ['booking.read']);
+  const roleId = await insertCustomRole(knex, orgId, ['role.read']);
   const tokens = {} as Record<Persona, Record<string, string>>;
   for (const persona of PERSONAS) {
     const user = byPersona[persona];
@@ -438,7 +438,7 @@ const ENDPOINTS: Endpoint[] = [
         async (w: World, i: number) => ({
           method: 'POST',
           path: `/v2/organizations/${w.orgId}/roles`,
-          body: { name: `Matrix role ${i}`, permissions: ['booking.read'] },
+          body: { name: `Matrix role ${i}`, permissions: ['role.read'] },
         }),
       ],
       [
@@ -479,7 +479,7 @@ const ENDPOINTS: Endpoint[] = [
         async (w: World) => ({
           method: 'POST',
           path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
-          body: { permissions: ['booking.read', 'schedule.read'] },
+          body: { permissions: ['role.read', 'team.read'] },
         }),
       ],
       [
@@ -498,7 +498,7 @@ const ENDPOINTS: Endpoint[] = [
         async (w: World) => ({
           method: 'PUT',
           path: `/v2/organizations/${w.orgId}/roles/${w.roleId}/permissions`,
-          body: { permissions: ['booking.read', 'schedule.read'] },
+          body: { permissions: ['role.read', 'team.read'] },
         }),
       ],
       [
@@ -670,9 +670,11 @@ test('matrix: nobody grants a permission they do not hold (role creation and cus
   ]);
   const personas = { owner: owner!, admin: admin!, member: member! };
   // [permissions, who may put them on a role]: OWNER holds all; ADMIN the admin role's list; the
-  // member their system role's list and their custom role's.
+  // member what their role opens organization-wide (role.read, team.read) and their custom role's;
+  // member_role's team reads (booking.read) only in their own teams, so not on an organization's role.
   const cases: Array<[string[], Array<keyof typeof personas>]> = [
-    [['booking.read'], ['owner', 'admin', 'member']],
+    [['role.read'], ['owner', 'admin', 'member']],
+    [['booking.read'], ['owner', 'admin']],
     [['role.create'], ['owner', 'admin', 'member']],
     [['organization.delete'], ['owner']],
     [['*.*'], ['owner']],

@@ -18,7 +18,7 @@ const invalid = (p: string) =>
 /**
  * PBAC on. `delegate` is an organization MEMBER whose custom role holds role.create, role.update
  * and organization.changeMemberRole (the issue's caller): it reaches the role endpoints through
- * PBAC and holds the member_role list plus those three.
+ * PBAC and holds what a member holds organization-wide plus those three.
  */
 const scene = () =>
   buildScene(
@@ -72,13 +72,14 @@ test('role creation: *.* and anything else not held is 403, listed in request or
       name: 'Mixed',
       permissions: ['booking.read', 'organization.remove', 'role.create', '*.*', 'team.*'],
     }),
-    'organization.remove, *.*, team.*',
+    'booking.read, organization.remove, *.*, team.*',
   );
   t.is(await customRoleCount(s.orgId), before, 'nothing was created');
-  // What the delegate holds (member_role + its custom role) it may grant.
+  // What the delegate holds organization-wide (its member role's role.read and team.read, and its
+  // custom role) it may grant.
   const allowed = await createRole(s.orgId, s.users.delegate.apiKey, {
     name: 'Helpers',
-    permissions: ['role.create', 'booking.read', 'organization.changeMemberRole'],
+    permissions: ['role.create', 'role.read', 'organization.changeMemberRole'],
   });
   t.is(allowed.status, 201, JSON.stringify(allowed.body));
   // An ADMIN holds admin_role: team.* and *.read yes, *.* and organization.* not.
@@ -122,11 +123,11 @@ test('role PATCH, POST and PUT of permissions: *.* is 403 and the role stays as 
   const s = await scene();
   const created = await createRole(s.orgId, s.users.owner.apiKey, {
     name: 'Readers',
-    permissions: ['booking.read'],
+    permissions: ['role.read'],
   });
   const role = `/v2/organizations/${s.orgId}/roles/${created.body.data.id}`;
   const token = s.users.delegate.apiKey;
-  refused(t, await call('PATCH', role, { token, body: { permissions: ['booking.read', '*.*'] } }), '*.*');
+  refused(t, await call('PATCH', role, { token, body: { permissions: ['role.read', '*.*'] } }), '*.*');
   refused(t, await call('POST', `${role}/permissions`, { token, body: { permissions: ['*.*'] } }), '*.*');
   refused(
     t,
@@ -137,7 +138,7 @@ test('role PATCH, POST and PUT of permissions: *.* is 403 and the role stays as 
   refused(t, await call('PATCH', role, { token, body: { name: 'Renamed', permissions: ['*.*'] } }), '*.*');
   const after = await call('GET', role, { token: s.users.owner.apiKey });
   t.is(after.body.data.name, 'Readers');
-  t.deepEqual(after.body.data.permissions, ['booking.read']);
+  t.deepEqual(after.body.data.permissions, ['role.read']);
 
   t.is(
     (await call('POST', `${role}/permissions`, { token, body: { permissions: ['role.update'] } })).status,
@@ -195,7 +196,7 @@ test('deleting a custom role needs every permission it carries', async (t) => {
   t.is((await call('GET', path, { token: s.users.owner.apiKey })).status, 200, 'the role is still there');
   const mine = await createRole(s.orgId, s.users.admin.apiKey, {
     name: 'Readers',
-    permissions: ['booking.read'],
+    permissions: ['role.read'],
   });
   t.is(
     (

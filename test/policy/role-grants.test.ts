@@ -6,7 +6,7 @@ import {
   holdsPermission,
   permissionsNotHeld,
 } from '@sched/policy/role-grants';
-import { SYSTEM_ROLE_PERMISSIONS } from '@sched/policy/system-roles';
+import { ORGANIZATION_MEMBER_HOLDS, SYSTEM_ROLE_PERMISSIONS } from '@sched/policy/system-roles';
 import { PERMISSIONS } from '@sched/policy/permissions';
 import test from 'ava';
 
@@ -66,10 +66,10 @@ const CASES: ReadonlyArray<readonly [string, HoldingsInput, string[], string[]]>
     ['*.delete'],
   ],
   [
-    'org MEMBER holds the member_role list only',
+    "org MEMBER holds organization-wide only what its role opens there, not member_role's team reads",
     org({ orgMembership: member('MEMBER') }),
-    ['booking.read', 'booking.create', 'team.listMembers', 'team.invite'],
-    ['booking.create', 'team.invite'],
+    ['role.read', 'team.read', 'booking.read', 'team.listMembers', 'organization.listMembers', 'team.invite'],
+    ['booking.read', 'team.listMembers', 'organization.listMembers', 'team.invite'],
   ],
   [
     'PBAC on: the custom role adds its permissions',
@@ -80,7 +80,7 @@ const CASES: ReadonlyArray<readonly [string, HoldingsInput, string[], string[]]>
   [
     'PBAC off: the custom role counts for nothing',
     org({ pbacEnabled: false, orgMembership: member('MEMBER', ['booking.*']) }),
-    ['booking.delete', 'booking.read'],
+    ['booking.delete', 'role.read'],
     ['booking.delete'],
   ],
   [
@@ -117,7 +117,7 @@ const CASES: ReadonlyArray<readonly [string, HoldingsInput, string[], string[]]>
   [
     'not held: in request order, each once',
     org({ orgMembership: member('MEMBER') }),
-    ['team.remove', 'booking.read', '*.*', 'team.remove', 'role.create'],
+    ['team.remove', 'role.read', '*.*', 'team.remove', 'role.create'],
     ['team.remove', '*.*', 'role.create'],
   ],
   [
@@ -145,6 +145,18 @@ const CASES: ReadonlyArray<readonly [string, HoldingsInput, string[], string[]]>
     team({ orgMembership: member('ADMIN'), teamMembership: member('MEMBER') }),
     ['team.changeMemberRole', 'eventType.delete'],
     [],
+  ],
+  [
+    "org MEMBER + team MEMBER: member_role's reads in that team",
+    team({ orgMembership: member('MEMBER'), teamMembership: member('MEMBER') }),
+    ['team.listMembers', 'booking.read', 'organization.listMembers', 'team.invite'],
+    ['team.invite'],
+  ],
+  [
+    "org MEMBER in no team: not member_role's team reads",
+    team({ orgMembership: member('MEMBER'), teamMembership: null }),
+    ['team.listMembers', 'booking.read', 'team.read'],
+    ['team.listMembers', 'booking.read'],
   ],
   [
     'org OWNER holds all in the organization team',
@@ -188,9 +200,11 @@ test('holdings of the system roles are the policy lists (organization level)', (
   t.deepEqual(heldPermissions(org({ orgMembership: member('ADMIN') })), [
     ...SYSTEM_ROLE_PERMISSIONS.admin_role,
   ]);
-  t.deepEqual(heldPermissions(org({ orgMembership: member('MEMBER') })), [
-    ...SYSTEM_ROLE_PERMISSIONS.member_role,
-  ]);
+  t.deepEqual(heldPermissions(org({ orgMembership: member('MEMBER') })), [...ORGANIZATION_MEMBER_HOLDS]);
+  // Organization-wide, a member holds a part of member_role, nothing beside it.
+  for (const permission of ORGANIZATION_MEMBER_HOLDS) {
+    t.true(SYSTEM_ROLE_PERMISSIONS.member_role.includes(permission), permission);
+  }
   t.deepEqual(heldPermissions(org({ orgMembership: member('OWNER') })), ['*.*']);
 });
 

@@ -3,7 +3,7 @@
 // come in, the permissions they hold and those they lack come out.
 import type { MembershipFacts } from './access.ts';
 import { PERMISSIONS, permissionGrants } from './permissions.ts';
-import { SYSTEM_ROLE_OF, SYSTEM_ROLE_PERMISSIONS } from './system-roles.ts';
+import { ORGANIZATION_MEMBER_HOLDS, SYSTEM_ROLE_OF, SYSTEM_ROLE_PERMISSIONS } from './system-roles.ts';
 
 export interface HoldingsInput {
   /** Where the grant happens: an organization, or a team (for team memberships). */
@@ -18,18 +18,28 @@ export interface HoldingsInput {
   pbacEnabled: boolean;
 }
 
-/** What one accepted membership holds: OWNER everything, else its system role's list (+ custom role). */
-function holdingsOf(membership: MembershipFacts | null | undefined, pbac: boolean): readonly string[] {
+/**
+ * What one accepted membership holds: OWNER everything, else its system role's list (+ custom role).
+ * An organization MEMBER holds only what that role opens organization-wide (ORGANIZATION_MEMBER_HOLDS).
+ */
+function holdingsOf(
+  membership: MembershipFacts | null | undefined,
+  pbac: boolean,
+  of: 'organization' | 'team',
+): readonly string[] {
   if (!membership?.accepted) return [];
   if (membership.role === 'OWNER') return ['*.*'];
-  const system = SYSTEM_ROLE_PERMISSIONS[SYSTEM_ROLE_OF[membership.role]];
+  const system =
+    of === 'organization' && membership.role === 'MEMBER'
+      ? ORGANIZATION_MEMBER_HOLDS
+      : SYSTEM_ROLE_PERMISSIONS[SYSTEM_ROLE_OF[membership.role]];
   return pbac ? [...system, ...(membership.permissions ?? [])] : system;
 }
 
 /**
- * The permission patterns the caller holds. Organization level: OWNER holds `*.*`; otherwise the
- * permissions of their system role (admin_role / member_role) plus, with PBAC on, their custom
- * role's. Team level: the organization's holdings (when the team is the organization's) plus the
+ * The permission patterns the caller holds. Organization level: OWNER holds `*.*`; ADMIN the
+ * admin_role list, MEMBER the part of member_role it holds organization-wide; plus, with PBAC on,
+ * their custom role's. Team level: the organization's holdings (when the team is the organization's) plus the
  * team membership's, counted the same way (team OWNER holds all in that team; a team outside any
  * organization has no PBAC). Pending memberships hold nothing.
  */
@@ -38,8 +48,8 @@ export function heldPermissions(input: HoldingsInput): string[] {
   const orgApplies = !teamLevel || input.teamInOrganization === true;
   const pbac = input.pbacEnabled && orgApplies;
   const held = [
-    ...(orgApplies ? holdingsOf(input.orgMembership, pbac) : []),
-    ...(teamLevel ? holdingsOf(input.teamMembership, pbac) : []),
+    ...(orgApplies ? holdingsOf(input.orgMembership, pbac, 'organization') : []),
+    ...(teamLevel ? holdingsOf(input.teamMembership, pbac, 'team') : []),
   ];
   return [...new Set(held)];
 }

@@ -35,6 +35,21 @@ export const SYSTEM_ROLE_PERMISSIONS: Readonly<Record<SystemRoleId, readonly Per
   ],
 };
 
+/**
+ * What an organization MEMBER holds across the whole organization, which is where a grant at the
+ * organization (a custom role, or one assigned to an organization membership) applies: the part of
+ * member_role that the MEMBER role itself opens there (its roles, the list of its teams). The rest
+ * of member_role (team.listMembers, eventType.read, booking.read, schedule.read) a member holds
+ * only in their own teams, through their team membership, and organization.listMembers not at all:
+ * listing an organization's members needs ADMIN. Counting the whole list let a member who may edit
+ * roles give themselves those rights in every team, or the member list.
+ */
+export const ORGANIZATION_MEMBER_HOLDS: readonly PermissionPattern[] = [
+  'organization.read',
+  'role.read',
+  'team.read',
+];
+
 /** The system role matching a membership role: OWNER -> owner_role, and so on. */
 export const SYSTEM_ROLE_OF: Readonly<Record<Role, SystemRoleId>> = {
   OWNER: 'owner_role',
