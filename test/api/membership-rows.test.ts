@@ -1,4 +1,5 @@
 import test from 'ava';
+import { adminAuditEvents } from '../support/audit.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
@@ -6,7 +7,8 @@ import { buildScene, setUpWorld } from '../support/world.ts';
  * the HTTP API as a caller who passes the endpoint's role or PBAC check.
  */
 
-const { call, knex } = setUpWorld(test);
+const world = setUpWorld(test);
+const { call, knex } = world;
 
 const GRANT = 'You cannot grant permissions you do not hold: ';
 
@@ -67,4 +69,53 @@ test("an organization member who may edit roles cannot widen their team rights t
     body: { permissions: ['role.update', 'role.read'] },
   });
   t.is(kept.status, 200, JSON.stringify(kept.body));
+});
+
+// ---- Events: written when something changed, not for a write that changes nothing ----------------
+
+const eventsOf = (targetType: string, targetId: number | string) =>
+  adminAuditEvents(world, `targetType=${targetType}&targetId=${targetId}`);
+
+test('a membership PATCH to the values it has writes no membership.updated; a change writes one', async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER' }, member: { org: 'MEMBER' } });
+  const path = `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.member}`;
+  const token = s.users.owner.apiKey;
+  const same = await call('PATCH', path, { token, body: { role: 'member', customRoleId: null } });
+  t.is(same.status, 200, JSON.stringify(same.body));
+  t.is(same.body.data.role, 'MEMBER');
+  t.deepEqual(await eventsOf('membership', s.orgMembership.member!), []);
+  t.is((await call('PATCH', path, { token, body: { role: 'ADMIN' } })).status, 200);
+  const events = await eventsOf('membership', s.orgMembership.member!);
+  t.deepEqual(
+    events.map((e) => [e.action, e.before, e.after]),
+    [['membership.updated', { role: 'MEMBER', customRoleId: null }, { role: 'ADMIN', customRoleId: null }]],
+  );
+});
+
+test('role writes that change nothing write no event: same fields, permissions held or absent', async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER' } }, { pbacEnabled: true });
+  const token = s.users.owner.apiKey;
+  const created = await call('POST', `/v2/organizations/${s.orgId}/roles`, {
+    token,
+    body: { name: 'Readers', description: 'reads', permissions: ['role.read', 'team.read'] },
+  });
+  t.is(created.status, 201, JSON.stringify(created.body));
+  const role = `/v2/organizations/${s.orgId}/roles/${created.body.data.id}`;
+  const unchanged = [
+    await call('PATCH', role, { token, body: { name: 'Readers', permissions: ['team.read', 'role.read'] } }),
+    await call('POST', `${role}/permissions`, { token, body: { permissions: ['role.read'] } }),
+    await call('PUT', `${role}/permissions`, { token, body: { permissions: ['role.read', 'team.read'] } }),
+    await call('DELETE', `${role}/permissions`, { token, body: { permissions: ['booking.read'] } }),
+    await call('DELETE', `${role}/permissions/eventType.read`, { token }),
+  ];
+  t.deepEqual(
+    unchanged.map((answer) => answer.status),
+    [200, 201, 200, 200, 200],
+  );
+  const actions = async () => (await eventsOf('role', created.body.data.id)).map((e) => e.action);
+  t.deepEqual(await actions(), ['role.created']);
+  // Each write that does change the role has its event (newest first).
+  await call('PATCH', role, { token, body: { description: 'reads roles and teams' } });
+  await call('DELETE', `${role}/permissions/team.read`, { token });
+  t.deepEqual(await actions(), ['role.permissions_removed', 'role.updated', 'role.created']);
 });

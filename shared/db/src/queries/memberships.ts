@@ -342,7 +342,10 @@ export interface MembershipPatch {
   customRoleId?: string | null;
 }
 
-/** Applies the patch (with its `membership.updated` event); null when the membership is not under this parent. */
+/**
+ * Applies the patch (with its `membership.updated` event, only when a value changed); null when the
+ * membership is not under this parent.
+ */
 export async function updateMembership(
   knex: Knex,
   versions: VersionBumper,
@@ -365,6 +368,10 @@ export async function updateMembership(
       .first('id');
     if (!locked) return null;
     const before = (await findMembership(trx, parent, membershipId))!;
+    // A value the membership already has changes nothing: no write, no event, no bump.
+    if (changes['role'] === before.role) delete changes['role'];
+    if (changes['custom_role_id'] === before.customRoleId) delete changes['custom_role_id'];
+    if (Object.keys(changes).length === 0) return before;
     changes['updated_at'] = trx.fn.now();
     await trx('memberships').where({ id: membershipId }).update(changes);
     const after = (await findMembership(trx, parent, membershipId))!;

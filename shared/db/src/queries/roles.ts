@@ -121,6 +121,9 @@ const roleView = (role: Role) => ({
   permissions: role.permissions,
 });
 
+/** Both views list the same values (permission lists come sorted). */
+const sameView = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 async function recordRoleEvent(
   trx: Knex,
   audit: AuditContext | undefined,
@@ -214,10 +217,13 @@ export async function updateRole(
         await insertPermissions(trx, roleId, patch.permissions);
       }
       const after = (await findRole(trx, organizationId, roleId))!;
-      await recordRoleEvent(trx, audit, 'role.updated', organizationId, roleId, {
-        before: roleView(before),
-        after: roleView(after),
-      });
+      // Values the role already had change nothing, and an audit event is for a change.
+      if (!sameView(roleView(before), roleView(after))) {
+        await recordRoleEvent(trx, audit, 'role.updated', organizationId, roleId, {
+          before: roleView(before),
+          after: roleView(after),
+        });
+      }
       await bumpOrganization(bumper, organizationId);
       return after;
     });
@@ -281,7 +287,8 @@ async function insertPermissions(trx: Knex.Transaction, roleId: string, permissi
 
 /**
  * One permission change of a role under its row lock, with its event (before/after permissions)
- * when the role belongs to an organization; returns the role's permissions afterwards.
+ * when the role belongs to an organization and its permissions changed; returns the role's
+ * permissions afterwards.
  */
 async function changePermissions(
   knex: Knex,
@@ -296,7 +303,8 @@ async function changePermissions(
     const before = await listRolePermissions(trx, roleId);
     await change(trx);
     const after = await listRolePermissions(trx, roleId);
-    if (organizationId !== null) {
+    // Adding what the role holds, or removing what it lacks, changes nothing: no event.
+    if (organizationId !== null && !sameView(before, after)) {
       await recordRoleEvent(trx, audit, action, organizationId, roleId, {
         before: { permissions: before },
         after: { permissions: after },
