@@ -1,5 +1,7 @@
 import test from 'ava';
 import { adminAuditEvents } from '../support/audit.ts';
+import { insertCustomRole, insertOrganization, insertUser } from '../support/factories.ts';
+import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
@@ -118,4 +120,130 @@ test('role writes that change nothing write no event: same fields, permissions h
   await call('PATCH', role, { token, body: { description: 'reads roles and teams' } });
   await call('DELETE', `${role}/permissions/team.read`, { token });
   t.deepEqual(await actions(), ['role.permissions_removed', 'role.updated', 'role.created']);
+});
+
+// ---- DELETE /v2/teams/{teamId}/memberships/{membershipId}: the row as written ---------------------
+
+test('DELETE of a team membership by a team admin with a TEAM_MEMBERSHIP_WRITE token: 200, status success, the Membership', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER', team: 'OWNER' },
+    admin: { org: 'MEMBER', team: 'ADMIN' },
+    member: { org: 'MEMBER', team: 'MEMBER' },
+  });
+  const token = await createTestAccessToken(world.system.stores, {
+    userId: s.users.admin.id,
+    scopes: ['TEAM_MEMBERSHIP_WRITE'],
+  });
+  const removed = await call('DELETE', `/v2/teams/${s.teamId}/memberships/${s.teamMembership.member}`, {
+    token,
+  });
+  t.is(removed.status, 200, JSON.stringify(removed.body));
+  const member = s.users.member;
+  t.deepEqual(removed.body, {
+    status: 'success',
+    data: {
+      id: s.teamMembership.member,
+      userId: member.id,
+      teamId: s.teamId,
+      accepted: true,
+      role: 'MEMBER',
+      user: {
+        email: member.email,
+        avatarUrl: null,
+        username: member.user.username,
+        name: member.user.name,
+        bio: null,
+        metadata: {},
+      },
+      disableImpersonation: false,
+      customRoleId: null,
+    },
+  });
+  const events = await eventsOf('membership', s.teamMembership.member!);
+  t.deepEqual(
+    events.map((e) => [e.action, e.actor.userId, e.organizationId]),
+    [['membership.removed', s.users.admin.id, s.orgId]],
+  );
+});
+
+// ---- Roles of another organization: 404 "Role not found" on every role path -----------------------
+
+test("another organization's role is 404 Role not found on every role and permission path, and as customRoleId", async (t) => {
+  const s = await buildScene(
+    knex(),
+    { owner: { org: 'OWNER' }, member: { org: 'MEMBER' } },
+    { pbacEnabled: true },
+  );
+  const foreign = await insertCustomRole(knex(), await insertOrganization(knex()), ['role.read']);
+  const role = `/v2/organizations/${s.orgId}/roles/${foreign}`;
+  const token = s.users.owner.apiKey;
+  const answers = [
+    await call('GET', role, { token }),
+    await call('PATCH', role, { token, body: { description: 'mine now' } }),
+    await call('GET', `${role}/permissions`, { token }),
+    await call('POST', `${role}/permissions`, { token, body: { permissions: ['role.read'] } }),
+    await call('PUT', `${role}/permissions`, { token, body: { permissions: [] } }),
+    await call('DELETE', `${role}/permissions`, { token, body: { permissions: ['role.read'] } }),
+    await call('DELETE', `${role}/permissions/role.read`, { token }),
+    await call('DELETE', role, { token }),
+    await call('PATCH', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.member}`, {
+      token,
+      body: { customRoleId: foreign },
+    }),
+  ];
+  t.deepEqual(
+    answers.map((answer) => [answer.status, answer.body.error?.message]),
+    answers.map(() => [404, 'Role not found']),
+  );
+  const still = await knex()('role_permissions').where({ role_id: foreign }).select('permission');
+  t.deepEqual(still, [{ permission: 'role.read' }], 'the other organization keeps its role');
+});
+
+// ---- Invitations: only the invitee answers, in order, once ------------------------------------------
+
+test("invitations: someone else's is 404 Invitation not found; a team's before its organization's is 409; duplicates are 409", async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER', team: 'OWNER' } });
+  const invitee = await insertUser(knex());
+  const stranger = await insertUser(knex());
+  const token = s.users.owner.apiKey;
+  const orgPath = `/v2/organizations/${s.orgId}/memberships`;
+  const toOrg = await call('POST', orgPath, { token, body: { email: invitee.email, role: 'MEMBER' } });
+  t.is(toOrg.status, 201);
+  // A pending member of the organization gets a pending membership of its team.
+  const toTeam = await call('POST', `/v2/organizations/${s.orgId}/teams/${s.teamId}/memberships`, {
+    token,
+    body: { email: invitee.email, role: 'MEMBER' },
+  });
+  t.is(toTeam.status, 201, JSON.stringify(toTeam.body));
+  t.false(toTeam.body.data.accepted);
+  for (const answer of ['accept', 'decline']) {
+    const theirs = await call('POST', `/v2/me/invitations/${toOrg.body.data.id}/${answer}`, {
+      token: stranger.apiKey,
+    });
+    t.is(theirs.status, 404);
+    t.is(theirs.body.error.message, 'Invitation not found');
+  }
+  const early = await call('POST', `/v2/me/invitations/${toTeam.body.data.id}/accept`, {
+    token: invitee.apiKey,
+  });
+  t.is(early.status, 409);
+  t.is(
+    early.body.error.message,
+    'Accept the invitation to the organization first: a team of an organization is joined after the organization',
+  );
+  const again = await call('POST', orgPath, { token, body: { email: invitee.email, role: 'ADMIN' } });
+  t.is(again.status, 409);
+  t.is(again.body.error.message, 'This address is already invited to this organization');
+  t.is(
+    (await call('POST', `/v2/me/invitations/${toOrg.body.data.id}/accept`, { token: invitee.apiKey })).status,
+    200,
+  );
+  t.is(
+    (await call('POST', `/v2/me/invitations/${toTeam.body.data.id}/accept`, { token: invitee.apiKey }))
+      .status,
+    200,
+  );
+  const member = await call('POST', orgPath, { token, body: { email: invitee.email, role: 'MEMBER' } });
+  t.is(member.status, 409);
+  t.is(member.body.error.message, 'The user is already a member of this organization');
 });
