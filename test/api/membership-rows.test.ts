@@ -247,3 +247,48 @@ test("invitations: someone else's is 404 Invitation not found; a team's before i
   t.is(member.status, 409);
   t.is(member.body.error.message, 'The user is already a member of this organization');
 });
+
+test("declining an organization's invitation declines its teams' too: one invitation.declined naming them", async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER', team: 'OWNER' } });
+  const invitee = await insertUser(knex());
+  const token = s.users.owner.apiKey;
+  const toOrg = await call('POST', `/v2/organizations/${s.orgId}/memberships`, {
+    token,
+    body: { email: invitee.email, role: 'MEMBER' },
+  });
+  const toTeam = await call('POST', `/v2/teams/${s.teamId}/memberships`, {
+    token,
+    body: { email: invitee.email, role: 'MEMBER' },
+  });
+  t.deepEqual([toOrg.status, toTeam.status], [201, 201]);
+  const declined = await call('POST', `/v2/me/invitations/${toOrg.body.data.id}/decline`, {
+    token: invitee.apiKey,
+  });
+  t.is(declined.status, 204);
+  t.deepEqual((await call('GET', '/v2/me/invitations', { token: invitee.apiKey })).body.data, []);
+  t.is(
+    (await call('GET', `/v2/teams/${s.teamId}/memberships/${toTeam.body.data.id}`, { token })).status,
+    404,
+  );
+  const events = await eventsOf('membership', toOrg.body.data.id);
+  t.deepEqual(
+    events.map((e) => [e.action, e.actor.userId, e.organizationId, e.details]),
+    [
+      [
+        'invitation.declined',
+        invitee.id,
+        s.orgId,
+        {
+          userId: invitee.id,
+          teamInvitationsDeclined: [{ id: toTeam.body.data.id, teamId: s.teamId }],
+        },
+      ],
+      ['membership.invited', s.users.owner.id, s.orgId, {}],
+    ],
+  );
+  // The team's invitation went with it: no event of its own beside its invitation.
+  t.deepEqual(
+    (await eventsOf('membership', toTeam.body.data.id)).map((e) => e.action),
+    ['membership.invited'],
+  );
+});
