@@ -292,3 +292,44 @@ test("declining an organization's invitation declines its teams' too: one invita
     ['membership.invited'],
   );
 });
+
+test("creating a team makes its creator's OWNER membership, with its membership.added event", async (t) => {
+  const s = await buildScene(knex(), { admin: { org: 'ADMIN' } });
+  const creator = s.users.admin;
+  const paths = [
+    ['/v2/teams', null],
+    [`/v2/organizations/${s.orgId}/teams`, s.orgId],
+  ] as const;
+  for (const [path, organizationId] of paths) {
+    const created = await call('POST', path, {
+      token: creator.apiKey,
+      body: { name: `Created ${organizationId ?? 'alone'}` },
+    });
+    t.is(created.status, 201, JSON.stringify(created.body));
+    const teamId = created.body.data.id;
+    const [own] = (await call('GET', `/v2/teams/${teamId}/memberships`, { token: creator.apiKey })).body.data;
+    t.like(own, { userId: creator.id, teamId, role: 'OWNER', accepted: true });
+    const events = await eventsOf('membership', own.id);
+    t.deepEqual(
+      events.map((e) => [e.action, e.actor.userId, e.organizationId, e.after, e.details]),
+      [
+        [
+          'membership.added',
+          creator.id,
+          organizationId,
+          {
+            userId: creator.id,
+            invitedByEmail: false,
+            organizationId: null,
+            teamId,
+            role: 'OWNER',
+            customRoleId: null,
+            accepted: true,
+          },
+          { teamCreated: true },
+        ],
+      ],
+      path,
+    );
+  }
+});

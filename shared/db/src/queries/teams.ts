@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { DuplicateRecordError } from '../errors.ts';
 import { bumpAfterWrite, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
+import { type AuditContext, recordAuditEvent } from './audit-log.ts';
+import { findMembership, membershipAuditView } from './memberships.ts';
 import { isUniqueViolation } from './pg-errors.ts';
 
 /** A team; `organizationId` null for a team outside any organization. */
@@ -43,10 +45,16 @@ export interface NewTeam {
 }
 
 /**
- * Creates a team and its owner's membership. Slug taken (any case; per organization, or among
- * teams outside organizations): DuplicateRecordError('team', 'slug').
+ * Creates a team and its owner's membership, with that membership's `membership.added` event
+ * (`details.teamCreated`; the request's `audit` context names the creator). Slug taken (any case;
+ * per organization, or among teams outside organizations): DuplicateRecordError('team', 'slug').
  */
-export async function createTeam(knex: Knex, versions: VersionBumper, input: NewTeam): Promise<Team> {
+export async function createTeam(
+  knex: Knex,
+  versions: VersionBumper,
+  input: NewTeam,
+  audit?: AuditContext,
+): Promise<Team> {
   let created: Team;
   try {
     created = await knex.transaction(async (trx) => {
@@ -54,11 +62,23 @@ export async function createTeam(knex: Knex, versions: VersionBumper, input: New
         .insert({ name: input.name, slug: input.slug, organization_id: input.organizationId })
         .returning(['id', 'name', 'slug', 'organization_id', 'created_at', 'updated_at'])) as TeamRow[];
       const team = mapTeam(row!);
-      await trx('memberships').insert({
-        user_id: input.ownerUserId,
-        team_id: team.id,
-        role: 'OWNER',
-        accepted: true,
+      const [owner] = (await trx('memberships')
+        .insert({
+          user_id: input.ownerUserId,
+          team_id: team.id,
+          role: 'OWNER',
+          accepted: true,
+        })
+        .returning('id')) as Array<{ id: number | string }>;
+      const membership = (await findMembership(trx, { kind: 'team', id: team.id }, Number(owner!.id)))!;
+      // The creator joins the team: a membership like any other in the log.
+      await recordAuditEvent(trx, audit, {
+        action: 'membership.added',
+        targetType: 'membership',
+        targetId: membership.id,
+        organizationId: team.organizationId,
+        after: membershipAuditView(membership),
+        details: { teamCreated: true },
       });
       return team;
     });

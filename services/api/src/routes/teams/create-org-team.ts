@@ -1,6 +1,7 @@
 import { createTeam } from '@sched/db/queries/teams';
 import { z } from 'zod';
 import { presentTeam, teamOutput } from '../../presenters/team.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { idParam } from '../../routing/schemas.ts';
 import { newTeamBody, teamSlug } from './team-input.ts';
@@ -21,13 +22,18 @@ export const createOrgTeamRoute = defineRoute({
     schema: teamOutput,
     errors: { 409: 'A team with this slug already exists' },
   },
-  handler: async ({ caller, deps, params, body }) => {
-    const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
-      name: body.name,
-      slug: teamSlug(body),
-      organizationId: params.orgId,
-      ownerUserId: caller.userId,
-    });
+  handler: async ({ caller, deps, params, body, ctx }) => {
+    const team = await createTeam(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      {
+        name: body.name,
+        slug: teamSlug(body),
+        organizationId: params.orgId,
+        ownerUserId: caller.userId,
+      },
+      auditContextOf(caller, ctx),
+    );
     return { status: 201, data: presentTeam(team) };
   },
 });

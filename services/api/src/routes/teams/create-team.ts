@@ -1,5 +1,6 @@
 import { createTeam } from '@sched/db/queries/teams';
 import { presentTeam, teamOutput } from '../../presenters/team.ts';
+import { auditContextOf } from '../../routing/audit.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { newTeamBody, teamSlug } from './team-input.ts';
 
@@ -17,13 +18,18 @@ export const createTeamRoute = defineRoute({
     schema: teamOutput,
     errors: { 409: 'A team with this slug already exists' },
   },
-  handler: async ({ caller, deps, body }) => {
-    const team = await createTeam(deps.stores.db.knex, deps.stores.tokenStore, {
-      name: body.name,
-      slug: teamSlug(body),
-      organizationId: null,
-      ownerUserId: caller.userId,
-    });
+  handler: async ({ caller, deps, body, ctx }) => {
+    const team = await createTeam(
+      deps.stores.db.knex,
+      deps.stores.tokenStore,
+      {
+        name: body.name,
+        slug: teamSlug(body),
+        organizationId: null,
+        ownerUserId: caller.userId,
+      },
+      auditContextOf(caller, ctx),
+    );
     return { status: 201, data: presentTeam(team) };
   },
 });
