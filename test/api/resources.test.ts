@@ -410,9 +410,18 @@ test('OpenAPI 3.1 document and docs page show every route with its scope, role a
   t.is(document.openapi, '3.1.0');
   const remove = document.paths['/teams/{teamId}/memberships/{membershipId}'].delete;
   t.deepEqual(remove['x-scope'], ['TEAM_MEMBERSHIP_WRITE']);
-  t.deepEqual(remove['x-access'], { level: 'team', minimumRole: 'MEMBER', permission: 'team.remove' });
+  // Removing someone is the team admin's (api-v2.md's row); a member may remove only their own.
+  t.deepEqual(remove['x-access'], {
+    level: 'team',
+    minimumRole: 'ADMIN',
+    permission: 'team.remove',
+    ownMembershipRole: 'MEMBER',
+  });
   t.regex(remove.description, /OAuth scope:\*\* TEAM_MEMBERSHIP_WRITE/);
-  t.regex(remove.description, /Minimum role:\*\* team MEMBER/);
+  t.regex(
+    remove.description,
+    /Minimum role:\*\* team ADMIN \(organization ADMIN or OWNER also passes\); MEMBER on their own membership \(leaving\)/,
+  );
   t.regex(remove.description, /PBAC permission:\*\* team\.remove/);
   t.deepEqual(
     remove.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),

@@ -50,7 +50,7 @@ export function authorizeAccess(
   versions: ReadonlyMap<string, number>,
   control: AccessControl,
 ): AccessContext | Promise<AccessContext> {
-  const requirement = route.access!;
+  const requirement = mountRequirement(route);
   if (target.missing === 'organization') throw new NotFoundError('Organization not found');
   if (target.missing === 'team') throw new NotFoundError('Team not found');
   const tags = target.versionKeys.map((key) => versions.get(key) ?? UNKNOWN_VERSION);
@@ -70,6 +70,24 @@ export function authorizeAccess(
     control.facts.set(cacheKey, facts, tags);
     return decide(requirement, caller, facts);
   });
+}
+
+/** One requirement object per route (decisions are kept per requirement object). */
+const mountRequirements = new WeakMap<AnyRoute, AccessRequirement>();
+
+/**
+ * What the mount asks: the route's `access`, or for a route a member may use on their own
+ * membership, the same with `ownMembershipRole` as the minimum (the handler asks the rest).
+ */
+function mountRequirement(route: AnyRoute): AccessRequirement {
+  const access = route.access!;
+  if (route.ownMembershipRole === undefined) return access;
+  let lowered = mountRequirements.get(route);
+  if (lowered === undefined) {
+    lowered = Object.freeze({ ...access, minimumRole: route.ownMembershipRole });
+    mountRequirements.set(route, lowered);
+  }
+  return lowered;
 }
 
 /**

@@ -69,6 +69,12 @@ const AUTH_TEXT: Record<AnyRoute['auth'], string> = {
  */
 const NO_SCOPE_TEXT = 'none: not available to third-party OAuth tokens (legacy ones included)';
 
+/** The exception for a member's own membership (leaving), when the route has one. */
+const ownMembership = (route: AnyRoute): string =>
+  route.ownMembershipRole === undefined
+    ? ''
+    : `; ${route.ownMembershipRole} on their own membership (leaving)`;
+
 /** The lines the docs page and the document show for one route. */
 export function accessSummary(route: AnyRoute): {
   auth: string;
@@ -83,8 +89,8 @@ export function accessSummary(route: AnyRoute): {
       route.auth === 'public' ? 'none (public)' : scopes.length > 0 ? scopes.join(' or ') : NO_SCOPE_TEXT,
     role: route.access
       ? route.access.level === 'team'
-        ? `team ${route.access.minimumRole} (organization ADMIN or OWNER also passes)`
-        : `organization ${route.access.minimumRole}`
+        ? `team ${route.access.minimumRole} (organization ADMIN or OWNER also passes)${ownMembership(route)}`
+        : `organization ${route.access.minimumRole}${ownMembership(route)}`
       : route.auth === 'admin'
         ? 'service administrator'
         : 'none',
@@ -267,7 +273,12 @@ function operation(route: AnyRoute, limits: RateLimits, components: SchemaCompon
     security,
     'x-auth': route.auth,
     'x-scope': scopes.length > 0 ? scopes : null,
-    'x-access': route.access ?? null,
+    'x-access': route.access
+      ? {
+          ...route.access,
+          ...(route.ownMembershipRole !== undefined && { ownMembershipRole: route.ownMembershipRole }),
+        }
+      : null,
     'x-rate-limit': limit
       ? { name: route.rateLimit!.name, max: limit.max, windowSeconds: limit.windowSeconds }
       : null,

@@ -1,4 +1,5 @@
 import type { AccessRequirement } from '@sched/policy/access';
+import type { Role } from '@sched/policy/roles';
 import type { ScopeRequirement } from '@sched/policy/scopes';
 import type { RateLimitName } from '@sched/kit/rate-limits';
 import type { Runtime } from '@sched/runtime/runtime';
@@ -55,6 +56,12 @@ export interface RouteDefinition<
    * team of another organization) and 403 when `decideAccess` refuses, before the handler runs.
    */
   access?: AccessRequirement;
+  /**
+   * A route on one membership that a member may also use on their own (DELETE: leaving). The mount
+   * admits callers with this role; the handler asks for `access` when the membership is someone
+   * else's. The document shows `access` as the minimum role, and this as the exception.
+   */
+  ownMembershipRole?: Role;
   /**
    * Requests allowed per caller (user, client on client-secret routes, IP address when anonymous)
    * and window; over it, 429 with Retry-After. `name` keys the counter, `what` ends the message

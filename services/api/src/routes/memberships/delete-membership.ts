@@ -24,7 +24,8 @@ export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
     tags: [family.tag],
     auth: 'user',
     scope: family.scopes.write,
-    access: access(family, 'MEMBER', family.permissions.remove),
+    access: access(family, 'ADMIN', family.permissions.remove),
+    ownMembershipRole: 'MEMBER',
     params: family.itemParams,
     response: { status: 200, description: 'The removed membership', schema: membershipOutput },
     handler: async ({ caller, deps, params, access, ctx }) => ({
