@@ -1,6 +1,12 @@
 import test from 'ava';
 import { adminAuditEvents } from '../support/audit.ts';
-import { insertCustomRole, insertOrganization, insertUser } from '../support/factories.ts';
+import {
+  insertCustomRole,
+  insertMemberships,
+  insertOrganization,
+  insertUser,
+  insertUsers,
+} from '../support/factories.ts';
 import { createTestAccessToken } from '../support/tokens.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
@@ -332,4 +338,27 @@ test("creating a team makes its creator's OWNER membership, with its membership.
       path,
     );
   }
+});
+
+// ---- Lists: skip and take, default 0 and 250 -------------------------------------------------------
+
+test('membership lists take skip and take: by default the first 250, oldest first; take over 250 is 400', async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER' } });
+  const others = await insertUsers(knex(), 251, { withApiKeys: false });
+  const ids = [
+    s.orgMembership.owner!,
+    ...(await insertMemberships(
+      knex(),
+      others.map((user) => ({ userId: user.id, organizationId: s.orgId, role: 'MEMBER' as const })),
+    )),
+  ];
+  const list = (query: string) =>
+    call('GET', `/v2/organizations/${s.orgId}/memberships${query}`, { token: s.users.owner.apiKey });
+  const idsOf = (answer: { body: { data: Array<{ id: number }> } }) => answer.body.data.map((m) => m.id);
+  t.deepEqual(idsOf(await list('')), ids.slice(0, 250));
+  t.deepEqual(idsOf(await list('?skip=250')), ids.slice(250));
+  t.deepEqual(idsOf(await list('?skip=1&take=2')), ids.slice(1, 3));
+  const tooMany = await list('?take=251');
+  t.is(tooMany.status, 400);
+  t.is(tooMany.body.error.code, 'BadRequest');
 });
