@@ -362,3 +362,34 @@ test('membership lists take skip and take: by default the first 250, oldest firs
   t.is(tooMany.status, 400);
   t.is(tooMany.body.error.code, 'BadRequest');
 });
+
+// ---- OWNER rules: a team owner does not leave through the organization -----------------------------
+
+test('a team owner cannot leave the team by leaving its organization (403); after handing ownership on, they can', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER', team: 'OWNER' },
+    leaver: { org: 'MEMBER', team: 'OWNER' },
+  });
+  const orgItem = `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.leaver}`;
+  const teamItem = `/v2/teams/${s.teamId}/memberships/${s.teamMembership.leaver}`;
+  const token = s.users.leaver.apiKey;
+  // Directly, the team rule refuses it...
+  t.is((await call('DELETE', teamItem, { token })).status, 403);
+  // ...and leaving the organization, which takes the team membership along, is refused alike.
+  const left = await call('DELETE', orgItem, { token });
+  t.is(left.status, 403, JSON.stringify(left.body));
+  t.is(
+    left.body.error.message,
+    "A team owner cannot remove their own membership: hand the ownership of this organization's teams on before leaving it",
+  );
+  const still = await knex()('memberships').whereIn('id', [
+    s.orgMembership.leaver!,
+    s.teamMembership.leaver!,
+  ]);
+  t.is(still.length, 2, 'both memberships stay');
+  t.deepEqual(await eventsOf('membership', s.orgMembership.leaver!), []);
+  // Once the team's ownership is handed on (here the organization's owner makes them MEMBER), they leave.
+  const handedOn = await call('PATCH', teamItem, { token: s.users.owner.apiKey, body: { role: 'MEMBER' } });
+  t.is(handedOn.status, 200, JSON.stringify(handedOn.body));
+  t.is((await call('DELETE', orgItem, { token })).status, 200);
+});

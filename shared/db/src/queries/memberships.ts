@@ -479,6 +479,19 @@ async function clearLimitsOutsideOrganizations(trx: Knex, userId: number | strin
   return gone.length > 0;
 }
 
+/** Whether the user holds an accepted OWNER membership of one of the organization's teams. */
+export async function ownsTeamOfOrganization(
+  knex: Knex,
+  organizationId: number,
+  userId: number,
+): Promise<boolean> {
+  const row = await knex('memberships')
+    .whereIn('team_id', knex('teams').select('id').where('organization_id', organizationId))
+    .where({ user_id: userId, role: 'OWNER', accepted: true })
+    .first('id');
+  return row !== undefined;
+}
+
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */
 export async function countAcceptedOwners(
   knex: Knex,

@@ -4,8 +4,9 @@ import {
   deleteOrganizationMembership,
   findMembership,
   type Membership,
+  ownsTeamOfOrganization,
 } from '@sched/db/queries/memberships';
-import { NotFoundError } from '@sched/kit/errors';
+import { ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import {
   checkOrgMembershipRemoval,
   checkTeamMembershipRemoval,
@@ -17,13 +18,16 @@ import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import { enforce, parentOf, requireAccess, teamInOrganization } from './context.ts';
 import { MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
+export const TEAM_OWNER_LEAVING =
+  "A team owner cannot remove their own membership: hand the ownership of this organization's teams on before leaving it";
+
 /**
  * DELETE. Any member may leave (delete their own membership) except an owner; removing someone
  * else needs ADMIN or the family's `*.remove` permission. Team memberships follow the team-owner
  * removal rules (only a team owner removes another owner, org admins and owners may, nobody removes
  * their own owner membership) and the rank rule; organization memberships the rank rule and "an
  * owner does not remove themselves". Leaving an organization also removes the user's memberships
- * of its teams.
+ * of its teams, so an owner of one of them cannot leave it either.
  */
 export async function removeMembership(
   deps: Runtime,
@@ -52,6 +56,11 @@ export async function removeMembership(
         self,
       }),
     );
+    // Leaving the organization takes its teams' memberships along: a team owner would leave their
+    // team that way, which the team rule refuses them.
+    if (self && (await ownsTeamOfOrganization(knex, parent.id, caller.userId))) {
+      throw new ForbiddenError(TEAM_OWNER_LEAVING);
+    }
     if (
       !(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId, audited))
     ) {
