@@ -393,3 +393,35 @@ test('a team owner cannot leave the team by leaving its organization (403); afte
   t.is(handedOn.status, 200, JSON.stringify(handedOn.body));
   t.is((await call('DELETE', orgItem, { token })).status, 200);
 });
+
+test('removing an organization member who owns one of its teams needs an organization admin or owner, not organization.remove alone', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER', team: 'OWNER' },
+      remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+      teamOwner: { org: 'MEMBER', team: 'OWNER' },
+      plain: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const orgPath = `/v2/organizations/${s.orgId}/memberships`;
+  const token = s.users.remover.apiKey;
+  const refused = await call('DELETE', `${orgPath}/${s.orgMembership.teamOwner}`, { token });
+  t.is(refused.status, 403, JSON.stringify(refused.body));
+  t.is(
+    refused.body.error.message,
+    'Only a team owner or an organization admin or owner can remove a team owner',
+  );
+  t.is(
+    (await knex()('memberships').where({ id: s.teamMembership.teamOwner })).length,
+    1,
+    'still the team owner',
+  );
+  // The permission still removes members who own no team, and the organization's owner anyone.
+  t.is((await call('DELETE', `${orgPath}/${s.orgMembership.plain}`, { token })).status, 200);
+  const byOwner = await call('DELETE', `${orgPath}/${s.orgMembership.teamOwner}`, {
+    token: s.users.owner.apiKey,
+  });
+  t.is(byOwner.status, 200, JSON.stringify(byOwner.body));
+});

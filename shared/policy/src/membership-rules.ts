@@ -57,6 +57,9 @@ export function checkRoleAssignment(input: RoleAssignmentInput): RuleResult {
   return ok;
 }
 
+export const TEAM_OWNER_REMOVAL_REFUSAL =
+  'Only a team owner or an organization admin or owner can remove a team owner';
+
 export interface TeamMembershipRemovalInput {
   /** Caller's accepted team role, if any. */
   actorTeamRole: Role | null;
@@ -78,7 +81,7 @@ export function checkTeamMembershipRemoval(input: TeamMembershipRemovalInput): R
   if (targetRole === 'OWNER') {
     if (self) return refuse('A team owner cannot remove their own membership');
     if (roleAtLeast(actorOrgRole, 'ADMIN') || actorTeamRole === 'OWNER') return ok;
-    return refuse('Only a team owner or an organization admin or owner can remove a team owner');
+    return refuse(TEAM_OWNER_REMOVAL_REFUSAL);
   }
   const actor = higherRole(actorTeamRole, actorOrgRole);
   if (roleRank(targetRole) > roleRank(actor)) {

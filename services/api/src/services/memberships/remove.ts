@@ -11,7 +11,9 @@ import {
   checkOrgMembershipRemoval,
   checkTeamMembershipRemoval,
   effectiveOrgRole,
+  TEAM_OWNER_REMOVAL_REFUSAL,
 } from '@sched/policy/membership-rules';
+import { roleAtLeast } from '@sched/policy/roles';
 import type { Permission } from '@sched/policy/permissions';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
@@ -27,7 +29,8 @@ export const TEAM_OWNER_LEAVING =
  * removal rules (only a team owner removes another owner, org admins and owners may, nobody removes
  * their own owner membership) and the rank rule; organization memberships the rank rule and "an
  * owner does not remove themselves". Leaving an organization also removes the user's memberships
- * of its teams, so an owner of one of them cannot leave it either.
+ * of its teams, so an owner of one of them cannot leave it either, and only an organization admin
+ * or owner removes them.
  */
 export async function removeMembership(
   deps: Runtime,
@@ -56,10 +59,14 @@ export async function removeMembership(
         self,
       }),
     );
-    // Leaving the organization takes its teams' memberships along: a team owner would leave their
-    // team that way, which the team rule refuses them.
-    if (self && (await ownsTeamOfOrganization(knex, parent.id, caller.userId))) {
-      throw new ForbiddenError(TEAM_OWNER_LEAVING);
+    // Removing an organization membership takes its teams' memberships along, so the team-owner
+    // rules hold here too: a team owner does not leave that way, and only an organization admin or
+    // owner (not organization.remove alone) removes a member who owns one of its teams.
+    const actorIsOrgAdmin = roleAtLeast(effectiveOrgRole(access.orgMembership), 'ADMIN');
+    if ((self || !actorIsOrgAdmin) && target.userId !== null) {
+      if (await ownsTeamOfOrganization(knex, parent.id, target.userId)) {
+        throw new ForbiddenError(self ? TEAM_OWNER_LEAVING : TEAM_OWNER_REMOVAL_REFUSAL);
+      }
     }
     if (
       !(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId, audited))
