@@ -5,6 +5,7 @@ import {
   grantMember,
   rateKey,
   recordKey,
+  storedTokenId,
   taggedTokenId,
   TOKEN_TABLES,
   uidIndexKey,
@@ -13,6 +14,7 @@ import {
 } from '@sched/db/token-store/keys';
 import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
 import test, { type ExecutionContext } from 'ava';
+import { dumpTokenStore, leaks } from '../support/store-dump.ts';
 import { type TokenStoreHarness, tokenStoreBackends } from '../support/token-stores.ts';
 
 // One contract, three stores: Redis (REDIS_URL), Postgres (DATABASE_URL) and PGlite (always).
@@ -70,10 +72,10 @@ for (const backend of backends) {
     await store.upsert(
       'Session',
       id,
-      { kind: 'Session', accountId: '1', uid: unique('uid'), extra: 'x' },
+      { kind: 'Session', jti: id, accountId: '1', uid: unique('uid'), extra: 'x' },
       600,
     );
-    const second = { kind: 'Session', accountId: '2', uid: unique('uid') };
+    const second = { kind: 'Session', jti: id, accountId: '2', uid: unique('uid') };
     await store.upsert('Session', id, second, 600);
     t.deepEqual(await store.find('Session', id), second);
   });
@@ -128,8 +130,8 @@ for (const backend of backends) {
     const expired = unique('old');
     const live = unique('live');
     const forever = unique('forever');
-    await store.upsert('AccessToken', expired, { kind: 'AccessToken' }, -1);
-    await store.upsert('AccessToken', live, { kind: 'AccessToken' }, 600);
+    await store.upsert('Interaction', expired, { kind: 'Interaction' }, -1);
+    await store.upsert('Interaction', live, { kind: 'Interaction' }, 600);
     await store.upsert('Grant', forever, { kind: 'Grant' });
     const rows = () => h.knex!(TOKEN_TABLES.records).whereIn('id', [expired, live, forever]).pluck('id');
     t.is((await rows()).length, 3, 'the expired row stays until swept');
@@ -156,7 +158,7 @@ for (const backend of backends) {
 
   it('consume: the consumed time shows in find and findWithVersions; missing records are not consumed', async (t, store) => {
     const id = unique('code');
-    const payload = { kind: 'AuthorizationCode', grantId: unique('grant'), scope: 'A' };
+    const payload = { kind: 'AuthorizationCode', jti: id, grantId: unique('grant'), scope: 'A' };
     await store.upsert('AuthorizationCode', id, payload, 60);
     t.is((await store.find('AuthorizationCode', id))?.consumed, undefined);
     const before = nowSeconds();
@@ -460,12 +462,18 @@ for (const backend of backends) {
     const payload = accessToken(id, grantId, { uid, userCode: 'ABCD-EFGH' });
     await store.upsert('AccessToken', id, payload, 1800);
 
-    const key = recordKey(prefix, 'AccessToken', id);
-    t.is(key, `${prefix}oidc:{${grantId}}:AccessToken:${id}`, "in the grant's slot");
+    // Keyed by the token's hash and its grant's tag; the payload holds no copy of the token.
+    const sid = storedTokenId(id);
+    t.regex(sid, /^[A-Za-z0-9_-]{43}\./);
+    t.is(sid.slice(44), grantId);
+    const key = recordKey(prefix, 'AccessToken', sid);
+    t.is(key, `${prefix}oidc:{${grantId}}:AccessToken:${sid}`, "in the grant's slot");
     t.is(await client.type(key), 'string');
-    t.deepEqual(JSON.parse((await client.get(key))!), payload);
-    const mark = consumedKey(prefix, 'AccessToken', id);
-    t.is(mark, `${prefix}oidc:{${grantId}}:consumed:AccessToken:${id}`);
+    const { jti: _jti, ...withoutJti } = payload;
+    t.deepEqual(JSON.parse((await client.get(key))!), withoutJti);
+    t.is(await client.exists(recordKey(prefix, 'AccessToken', id)), 0, 'nothing under the token itself');
+    const mark = consumedKey(prefix, 'AccessToken', sid);
+    t.is(mark, `${prefix}oidc:{${grantId}}:consumed:AccessToken:${sid}`);
     t.is(await client.exists(mark), 0, 'no mark until consumed');
     const ttl = await client.ttl(key);
     t.true(ttl > 1790 && ttl <= 1800);
@@ -473,17 +481,17 @@ for (const backend of backends) {
     const grantKey = grantIndexKey(prefix, grantId);
     t.is(grantKey, `${prefix}oidc:{${grantId}}:grant:${grantId}`);
     t.is(await client.type(grantKey), 'zset');
-    t.deepEqual(await client.zrange(grantKey, 0, -1), [grantMember('AccessToken', id)]);
-    t.is(grantMember('AccessToken', id), `AccessToken:${id}`);
+    t.deepEqual(await client.zrange(grantKey, 0, -1), [grantMember('AccessToken', sid)]);
+    t.is(grantMember('AccessToken', sid), `AccessToken:${sid}`);
     t.true((await client.ttl(grantKey)) > 1790);
 
     t.is(uidIndexKey(prefix, 'AccessToken', uid), `${prefix}oidc:uid:AccessToken:${uid}`);
-    t.is(await client.get(uidIndexKey(prefix, 'AccessToken', uid)), id);
+    t.is(await client.get(uidIndexKey(prefix, 'AccessToken', uid)), sid);
     t.is(
       userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH'),
       `${prefix}oidc:userCode:AccessToken:ABCD-EFGH`,
     );
-    t.is(await client.get(userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH')), id);
+    t.is(await client.get(userCodeIndexKey(prefix, 'AccessToken', 'ABCD-EFGH')), sid);
 
     await store.consume('AccessToken', id);
     t.regex((await client.get(mark))!, /^\d{10}$/);
@@ -532,9 +540,9 @@ for (const backend of backends) {
       t.deepEqual(
         (await client.zrange(grantKey, 0, -1)).sort(),
         [
-          grantMember('AccessToken', mid),
-          grantMember('AccessToken', late),
-          grantMember('RefreshToken', long),
+          grantMember('AccessToken', storedTokenId(mid)),
+          grantMember('AccessToken', storedTokenId(late)),
+          grantMember('RefreshToken', storedTokenId(long)),
         ].sort(),
         'the expired member was pruned',
       );
@@ -553,8 +561,9 @@ for (const backend of backends) {
     const payload = accessToken(id, grantId, { uid, userCode: 'WXYZ' });
     await store.upsert('AccessToken', id, payload, 1800);
     await store.consume('AccessToken', id);
+    t.is(await knex(TOKEN_TABLES.records).where({ id }).first(), undefined, 'no row under the token itself');
     const row = await knex(TOKEN_TABLES.records)
-      .where({ model: 'AccessToken', id })
+      .where({ model: 'AccessToken', id: storedTokenId(id) })
       .first(
         'payload',
         'grant_id',
@@ -565,7 +574,15 @@ for (const backend of backends) {
           "expires_at between now() + interval '1790 seconds' and now() + interval '1800 seconds' as ttl_ok",
         ),
       );
-    t.deepEqual(row, { payload, grant_id: grantId, uid, user_code: 'WXYZ', consumed: true, ttl_ok: true });
+    const { jti: _jti, ...withoutJti } = payload;
+    t.deepEqual(row, {
+      payload: withoutJti,
+      grant_id: grantId,
+      uid,
+      user_code: 'WXYZ',
+      consumed: true,
+      ttl_ok: true,
+    });
 
     const rate = unique('rate');
     const ver = unique('ver');
@@ -579,6 +596,204 @@ for (const backend of backends) {
       { key: `rate:${rate}`, value: 1, expires: true },
       { key: `ver:${ver}`, value: 1, expires: false },
     ]);
+  });
+  /** Everything the store holds, as text (every Redis key and value, or every row). */
+  const dump = () =>
+    dumpTokenStore(h.redis ? { redis: h.redis.client, prefix: h.redis.prefix } : { knex: h.knex! });
+
+  it('bearer secrets are stored hashed: no key, id, payload or index holds one', async (t, store) => {
+    const grantId = unique('grant');
+    const [code, at, rt, next] = ['code', 'at', 'rt', 'rt'].map((label) => ofGrant(grantId, label)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    const session = unique('sess');
+    const owner = { accountId: '7', clientId: 'client-1' };
+    await store.upsert('Grant', grantId, { kind: 'Grant', jti: grantId, ...owner }, 600);
+    await store.upsert(
+      'AuthorizationCode',
+      code,
+      { kind: 'AuthorizationCode', jti: code, grantId, ...owner },
+      60,
+    );
+    await store.consumeAndUpsert({ model: 'AuthorizationCode', id: code }, [
+      { model: 'AccessToken', id: at, payload: accessToken(at, grantId, owner), expiresInSeconds: 600 },
+      {
+        model: 'RefreshToken',
+        id: rt,
+        payload: { kind: 'RefreshToken', jti: rt, grantId, ...owner },
+        expiresInSeconds: 600,
+      },
+    ]);
+    const rotated = await store.consumeAndUpsertOrRead(
+      { model: 'RefreshToken', id: rt },
+      [
+        {
+          model: 'RefreshToken',
+          id: next,
+          payload: { kind: 'RefreshToken', jti: next, grantId, ...owner },
+          expiresInSeconds: 600,
+        },
+        {
+          model: 'RefreshRetry',
+          id: rt,
+          payload: { kind: 'RefreshRetry', sealed: 'x' },
+          expiresInSeconds: 10,
+        },
+      ],
+      { model: 'RefreshRetry', id: rt },
+    );
+    t.deepEqual(rotated, { settled: true });
+    const sessionUid = unique('uid');
+    await store.upsert(
+      'Session',
+      session,
+      { kind: 'Session', jti: session, uid: sessionUid, accountId: '7' },
+      600,
+    );
+    const interaction = unique('interaction');
+    await store.upsert(
+      'Interaction',
+      interaction,
+      {
+        kind: 'Interaction',
+        jti: interaction,
+        session: { accountId: '7', uid: sessionUid, cookie: session },
+      },
+      600,
+    );
+
+    const secrets = [code, at, rt, next, session].flatMap((id) => [id, id.split('.')[0]!]);
+    t.deepEqual(leaks(await dump(), secrets), []);
+
+    // Each is still found by its value, with its id as `jti` (oidc-provider's field).
+    t.is((await store.find('AuthorizationCode', code))?.jti, code);
+    t.true(Number.isInteger((await store.find('AuthorizationCode', code))?.consumed));
+    t.is((await store.find('AccessToken', at))?.jti, at);
+    t.is((await store.findWithVersions('AccessToken', at, [])).record?.jti, at);
+    t.is((await store.findWithVersions('AccessToken', at, [])).record?.jti, at, 'a shared record too');
+    t.is((await store.find('RefreshToken', next))?.jti, next);
+    t.deepEqual(await store.find('RefreshRetry', rt), { kind: 'RefreshRetry', sealed: 'x' });
+    t.is((await store.find('Session', session))?.jti, session);
+    t.is((await store.findByUid('Session', sessionUid))?.accountId, '7', 'found by uid, without its id');
+    t.is((await store.findByUid('Session', sessionUid))?.jti, undefined);
+    t.deepEqual((await store.find('Interaction', interaction))?.session, { accountId: '7', uid: sessionUid });
+    t.is(await store.revokeSessionsOfUser('7'), 1);
+    t.is(await store.find('Session', session), undefined);
+    t.is(await store.revokeByUserAndClient('7', 'client-1'), 2, 'the access token and the new refresh token');
+    t.is(await store.find('AccessToken', at), undefined);
+  });
+
+  it('a stored (hashed) id presented as a token finds, consumes and destroys nothing', async (t, store) => {
+    const grantId = unique('grant');
+    const rt = ofGrant(grantId, 'rt');
+    await store.upsert('RefreshToken', rt, { kind: 'RefreshToken', jti: rt, grantId }, 600);
+    const sid = storedTokenId(rt);
+    t.is(await store.find('RefreshToken', sid), undefined);
+    t.is((await store.findWithVersions('RefreshToken', sid, [])).record, undefined);
+    t.false(await store.consume('RefreshToken', sid));
+    t.false(await store.consumeAndUpsert({ model: 'RefreshToken', id: sid }, []));
+    t.deepEqual(
+      await store.consumeAndUpsertOrRead({ model: 'RefreshToken', id: sid }, [], {
+        model: 'RefreshRetry',
+        id: sid,
+      }),
+      { settled: false, found: undefined },
+    );
+    const found = await store.find('RefreshToken', rt);
+    t.is(found?.consumed, undefined, 'the real token is untouched');
+    t.is(found?.jti, rt);
+  });
+
+  it('records of the old layout (keyed by the raw token) keep working once, and go for good', async (t, store) => {
+    const grantId = unique('grant');
+    const owner = { accountId: '8', clientId: 'client-2' };
+    const old = h.raw;
+    const [code, at, rt, next] = ['code', 'at', 'rt', 'rt'].map((label) => ofGrant(grantId, label)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    await old.upsert('Grant', grantId, { kind: 'Grant', jti: grantId, ...owner }, 600);
+    await old.upsert(
+      'AuthorizationCode',
+      code,
+      { kind: 'AuthorizationCode', jti: code, grantId, ...owner },
+      60,
+    );
+    await old.upsert('AccessToken', at, accessToken(at, grantId, owner), 600);
+    await old.upsert('RefreshToken', rt, { kind: 'RefreshToken', jti: rt, grantId, ...owner }, 600);
+
+    // Found as before.
+    t.is((await store.find('AccessToken', at))?.jti, at);
+    t.is((await store.findWithVersions('AccessToken', at, [])).record?.jti, at);
+    t.is((await store.findWithVersions('RefreshToken', rt, [])).record?.jti, rt);
+    // A code is used once.
+    t.true(await store.consume('AuthorizationCode', code));
+    t.false(await store.consume('AuthorizationCode', code));
+    // A refresh token rotates once; the loser reads what the winner kept.
+    const kept = { kind: 'RefreshRetry', sealed: 'y' };
+    const rotate = (id: string) =>
+      store.consumeAndUpsertOrRead(
+        { model: 'RefreshToken', id: rt },
+        [
+          {
+            model: 'RefreshToken',
+            id,
+            payload: { kind: 'RefreshToken', jti: id, grantId, ...owner },
+            expiresInSeconds: 600,
+          },
+          { model: 'RefreshRetry', id: rt, payload: kept, expiresInSeconds: 10 },
+        ],
+        { model: 'RefreshRetry', id: rt },
+      );
+    const loser = ofGrant(grantId, 'rt');
+    t.deepEqual(await rotate(next), { settled: true });
+    t.deepEqual(await rotate(loser), { settled: false, found: kept });
+    t.is(await store.find('RefreshToken', loser), undefined, 'the loser wrote nothing');
+    t.false(await store.consumeAndUpsert({ model: 'RefreshToken', id: rt }, []), 'used for good');
+    t.true(Number.isInteger((await store.find('RefreshToken', rt))?.consumed), 'kept for reuse detection');
+    t.is((await store.find('RefreshToken', next))?.jti, next);
+
+    // A session of the old layout: saved again it moves; signed out it is gone in both forms.
+    const session = unique('sess');
+    const uid = unique('uid');
+    const sessionPayload = { kind: 'Session', jti: session, uid, accountId: '8' };
+    await old.upsert('Session', session, sessionPayload, 600);
+    t.deepEqual(await store.find('Session', session), sessionPayload);
+    await store.upsert('Session', session, { ...sessionPayload, loginTs: 1 }, 600);
+    t.is(await old.find('Session', session), undefined, 'no raw copy is left');
+    t.is((await store.find('Session', session))?.loginTs, 1);
+    await store.destroy('Session', session);
+    t.is(await store.find('Session', session), undefined);
+    const other = unique('sess');
+    await old.upsert(
+      'Session',
+      other,
+      { kind: 'Session', jti: other, uid: unique('uid'), accountId: '8' },
+      600,
+    );
+    await store.destroy('Session', other);
+    t.is(await store.find('Session', other), undefined, 'destroy reaches the raw record');
+    t.is(await old.find('Session', other), undefined);
+    const third = unique('sess');
+    await old.upsert(
+      'Session',
+      third,
+      { kind: 'Session', jti: third, uid: unique('uid'), accountId: '8' },
+      600,
+    );
+    t.is(await store.revokeSessionsOfUser('8'), 1, 'sign-out everywhere reaches the raw record');
+    t.is(await store.find('Session', third), undefined);
+
+    // Revocation reaches both layouts of one grant.
+    await store.revokeByUserAndClient('8', 'client-2');
+    t.is(await store.find('AccessToken', at), undefined);
+    t.is(await store.find('RefreshToken', next), undefined);
+    t.is(await store.find('RefreshToken', rt), undefined);
   });
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { openRedisClient, type RedisClient } from '@sched/db/redis';
-import { createRedisTokenStore } from '@sched/db/token-store/redis';
-import { createSqlTokenStore } from '@sched/db/token-store/sql';
+import { createRawRedisTokenStore, createRedisTokenStore } from '@sched/db/token-store/redis';
+import { createRawSqlTokenStore, createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { Knex } from 'knex';
 import { createTestDatabase, databaseBackends } from './database.ts';
@@ -11,6 +11,8 @@ import { startRedisCluster } from './redis-cluster.ts';
 /** A token store under test, with direct access to what it wrote (to prove the documented layout). */
 export interface TokenStoreHarness {
   store: TokenStore;
+  /** The same storage with ids kept as given: the layout before bearer secrets were hashed. */
+  raw: TokenStore;
   /** A single node's or a cluster's client (on a cluster, one command's keys must share a slot). */
   redis?: { client: RedisClient; prefix: string; cluster: boolean };
   knex?: Knex;
@@ -36,6 +38,7 @@ export function tokenStoreBackends(): TokenStoreBackend[] {
         const redis = (await createTestRedis())!;
         return {
           store: createRedisTokenStore({ redis: redis.redis, prefix: redis.prefix }),
+          raw: createRawRedisTokenStore({ redis: redis.redis, prefix: redis.prefix }),
           redis: { client: redis.redis, prefix: redis.prefix, cluster: false },
           drop: () => redis.drop(),
         };
@@ -49,6 +52,7 @@ export function tokenStoreBackends(): TokenStoreBackend[] {
         const prefix = `test:${randomBytes(6).toString('hex')}:`;
         return {
           store: createRedisTokenStore({ redis: client, prefix }),
+          raw: createRawRedisTokenStore({ redis: client, prefix }),
           redis: { client, prefix, cluster: true },
           drop: async () => {
             client.disconnect();
@@ -65,6 +69,7 @@ export function tokenStoreBackends(): TokenStoreBackend[] {
         const database = await createTestDatabase({ backend });
         return {
           store: createSqlTokenStore({ knex: database.db.knex }),
+          raw: createRawSqlTokenStore({ knex: database.db.knex }),
           knex: database.db.knex,
           drop: () => database.drop(),
         };

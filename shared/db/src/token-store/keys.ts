@@ -24,6 +24,8 @@
  * same 'rate:<key>' / 'ver:<key>' names as Redis, without a prefix.
  */
 
+import { createHash } from 'node:crypto';
+
 /** SQL tables. */
 export const TOKEN_TABLES = { records: 'token_records', counters: 'token_counters' } as const;
 
@@ -134,4 +136,35 @@ export function decodeRecord<P>(
   const parsed = JSON.parse(payload) as P & { consumed?: number };
   if (consumed !== null && consumed !== undefined) parsed.consumed = Number(consumed);
   return parsed;
+}
+
+/**
+ * The models whose record id is a bearer secret (the token, code or session cookie itself, or the
+ * refresh token a kept retry answer is filed under): stored under `storedTokenId(id)`, never the
+ * id itself (docs/token-store.md "Hashed ids"). Models oidc-provider finds by a secondary index
+ * whose record it may save again (DeviceCode, by user code) are not here: such a record would come
+ * back without its id. Enabling one of them needs that looked at first.
+ */
+export const HASHED_ID_MODELS: ReadonlySet<string> = new Set([
+  'AccessToken',
+  'RefreshToken',
+  'AuthorizationCode',
+  'Session',
+  'RefreshRetry',
+  'ClientCredentials',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+  'PushedAuthorizationRequest',
+  'BackchannelAuthenticationRequest',
+]);
+
+/**
+ * The stored id of a bearer secret: base64url(SHA-256(id)), followed by '.<tag>' when the id
+ * carries a hash tag (`taggedTokenId`), so the record stays in its grant's slot and index. The tag
+ * is the grant's (not secret); the random part, the secret, is only ever stored hashed.
+ */
+export function storedTokenId(id: string): string {
+  const hash = createHash('sha256').update(id, 'utf8').digest('base64url');
+  const dot = id.lastIndexOf('.');
+  return dot >= 0 && dot < id.length - 1 ? `${hash}.${id.slice(dot + 1)}` : hash;
 }

@@ -22,6 +22,7 @@ import {
   versionKey,
 } from './keys.ts';
 import { DecodedRecords } from './decoded-records.ts';
+import { withHashedIds } from './hashed-ids.ts';
 import { createMgetBatcher } from './mget-batch.ts';
 import {
   assertModelName,
@@ -279,8 +280,16 @@ const INDEX_SLACK_MS = 60_000;
 /** A write outside the grant's slot that follows a record's script (indexes of other owners). */
 type SideWrite = () => Promise<unknown>;
 
-/** The production token store. `close()` ends the given client. */
-export function createRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions): TokenStore {
+/** The production token store, bearer secrets hashed (hashed-ids.ts). `close()` ends the given client. */
+export function createRedisTokenStore(options: RedisTokenStoreOptions): TokenStore {
+  return withHashedIds(createRawRedisTokenStore(options));
+}
+
+/**
+ * The store keeping every id as given: the layout before bearer secrets were hashed. Only for
+ * tests of the upgrade and of the raw layout; everything else uses `createRedisTokenStore`.
+ */
+export function createRawRedisTokenStore({ redis, prefix }: RedisTokenStoreOptions): TokenStore {
   // The resource API's reads of concurrent requests share one MGET per turn (mget-batch.ts).
   const mget = createMgetBatcher(redis);
   const decodedRecords = new DecodedRecords();

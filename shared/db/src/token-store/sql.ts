@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { withHashedIds } from './hashed-ids.ts';
 import { rateCounter, TOKEN_TABLES, versionCounter } from './keys.ts';
 import {
   assertModelName,
@@ -52,10 +53,19 @@ export interface SqlTokenStoreOptions {
 }
 
 /**
- * The token store in the database (the embedded default, durable across restarts). Expired rows
- * are never returned; `sweepExpired()` deletes them (called periodically by the service).
+ * The token store in the database (the embedded default, durable across restarts), bearer secrets
+ * hashed (hashed-ids.ts). Expired rows are never returned; `sweepExpired()` deletes them (called
+ * periodically by the service).
  */
-export function createSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore {
+export function createSqlTokenStore(options: SqlTokenStoreOptions): TokenStore {
+  return withHashedIds(createRawSqlTokenStore(options));
+}
+
+/**
+ * The store keeping every id as given: the layout before bearer secrets were hashed. Only for
+ * tests of the upgrade and of the raw layout; everything else uses `createSqlTokenStore`.
+ */
+export function createRawSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenStore {
   async function raw<R>(
     sql: string,
     bindings: readonly Knex.RawBinding[] = [],

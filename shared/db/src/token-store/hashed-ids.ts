@@ -1,0 +1,171 @@
+import { memoized } from '@sched/kit/memoized';
+import { HASHED_ID_MODELS, storedTokenId } from './keys.ts';
+import type {
+  RecordRef,
+  RecordWithVersions,
+  RecordWrite,
+  Settlement,
+  TokenPayload,
+  TokenStore,
+} from './types.ts';
+
+/** Presented ids whose stored id is kept (the resource API reads the same few tokens again and again). */
+const MEMO_SIZE = 4096;
+
+/**
+ * oidc-provider's models among them: their records carry the id as `jti` (dropped on write, put
+ * back on read), and those of the old layout (keyed by the raw id) are still looked for. Not
+ * RefreshRetry (refresh-window.ts): its kept answers carry no `jti` and last seconds.
+ */
+const JTI_MODELS: ReadonlySet<string> = new Set([...HASHED_ID_MODELS].filter((m) => m !== 'RefreshRetry'));
+
+/**
+ * Bearer secrets hashed at rest (docs/token-store.md "Hashed ids"): over a store that keeps ids as
+ * given, the records of `HASHED_ID_MODELS` are keyed by `storedTokenId(id)`, and their payload
+ * holds no copy of the id (oidc-provider's `jti` is dropped on write and put back from the
+ * presented id on read). A copy of Redis or of token_records therefore holds no usable token.
+ *
+ * Records written before hashing (keyed by the raw id, `jti` inside) are still found, consumed and
+ * destroyed under the raw id when the hashed one is missing, until they expire: no live token is
+ * lost on the upgrade. New writes only ever use the hashed id, and `upsert` and `destroy` remove
+ * the raw record too, so a record never lives on in both forms with different states (a signed-out
+ * session or a used refresh token cannot come back through the other one).
+ *
+ * Records found by uid or user code (`findByUid`: oidc-provider's Session lookups in
+ * interactionDetails and checkSessionBinding) come back without `jti`: nothing can derive it from
+ * the hash. oidc-provider only reads those Sessions, never saves or destroys them.
+ */
+export function withHashedIds(inner: TokenStore): TokenStore {
+  // About a microsecond per hash, kept for the tokens read again and again.
+  const stored = memoized(storedTokenId, MEMO_SIZE);
+  const hashed = (model: string) => HASHED_ID_MODELS.has(model);
+  const ref = (r: RecordRef): RecordRef => (hashed(r.model) ? { model: r.model, id: stored(r.id) } : r);
+  const write = (w: RecordWrite): RecordWrite => ({
+    ...w,
+    id: hashed(w.model) ? stored(w.id) : w.id,
+    payload: withoutSecrets(w.model, w.payload),
+  });
+
+  /**
+   * Whether a record of the old layout is under the raw id. Only a record carrying the id as its
+   * `jti` counts: a record of the new layout has none, so presenting a stored (hashed) id as if it
+   * were a token finds, consumes and revokes nothing.
+   */
+  async function legacy(model: string, id: string): Promise<boolean> {
+    return JTI_MODELS.has(model) && (await inner.find(model, id))?.jti === id;
+  }
+  const legacyRecord = <P extends TokenPayload>(model: string, id: string, record: P | undefined) =>
+    JTI_MODELS.has(model) && record?.jti === id ? record : undefined;
+
+  /** Frozen records shared between reads (Redis access tokens), with their `jti` put back. */
+  const withJti = new WeakMap<object, TokenPayload>();
+  function restored<P extends TokenPayload>(model: string, record: P | undefined, id: string): P | undefined {
+    if (record === undefined || record.jti === id || !JTI_MODELS.has(model)) return record;
+    if (!Object.isFrozen(record)) {
+      (record as TokenPayload).jti = id;
+      return record;
+    }
+    const known = withJti.get(record);
+    if (known?.jti === id) return known as P;
+    const copy = Object.freeze({ ...record, jti: id }) as P;
+    withJti.set(record, copy);
+    return copy;
+  }
+
+  return {
+    ...inner,
+
+    async upsert(model, id, payload, expiresInSeconds) {
+      const { id: storedId, payload: kept } = write({ model, id, payload });
+      // A record of the old layout saved again (a session found under its raw id) moves: it never
+      // lives on in both forms.
+      await Promise.all([
+        inner.upsert(model, storedId, kept, expiresInSeconds),
+        hashed(model) && inner.destroy(model, id),
+      ]);
+    },
+
+    async find<P extends TokenPayload>(model: string, id: string): Promise<P | undefined> {
+      if (!hashed(model)) return inner.find<P>(model, id);
+      const found = await inner.find<P>(model, stored(id));
+      if (found !== undefined) return restored(model, found, id);
+      return legacyRecord(model, id, await inner.find<P>(model, id));
+    },
+
+    findByUid: (model, uid) => inner.findByUid(model, uid),
+    findByUserCode: (model, userCode) => inner.findByUserCode(model, userCode),
+
+    async consume(model, id) {
+      if (!hashed(model)) return inner.consume(model, id);
+      if (await inner.consume(model, stored(id))) return true;
+      return (await legacy(model, id)) && inner.consume(model, id);
+    },
+
+    async consumeAndUpsert(consume, writes) {
+      const mapped = writes.map(write);
+      if (!consume || !hashed(consume.model)) return inner.consumeAndUpsert(consume, mapped);
+      if (await inner.consumeAndUpsert(ref(consume), mapped)) return true;
+      // Nothing was written; a record of the old layout is consumed with the same writes instead.
+      return (await legacy(consume.model, consume.id)) && inner.consumeAndUpsert(consume, mapped);
+    },
+
+    async consumeAndUpsertOrRead(consume, writes, otherwise): Promise<Settlement> {
+      const mapped = writes.map(write);
+      const other = ref(otherwise);
+      let settlement = await inner.consumeAndUpsertOrRead(ref(consume), mapped, other);
+      if (
+        !settlement.settled &&
+        settlement.found === undefined &&
+        hashed(consume.model) &&
+        (await legacy(consume.model, consume.id))
+      ) {
+        settlement = await inner.consumeAndUpsertOrRead(consume, mapped, other);
+      }
+      if (settlement.settled || !hashed(otherwise.model)) return settlement;
+      return { settled: false, found: restored(otherwise.model, settlement.found, otherwise.id) };
+    },
+
+    // Ids destroyed are ones the server issued or found (oidc-provider finds before it destroys),
+    // never a value a client presents unchecked.
+    async destroy(model, id) {
+      if (!hashed(model)) return inner.destroy(model, id);
+      await Promise.all([inner.destroy(model, stored(id)), inner.destroy(model, id)]);
+    },
+
+    findWithVersions<P extends TokenPayload>(
+      model: string,
+      id: string,
+      versionKeys: readonly string[],
+    ): Promise<RecordWithVersions<P>> {
+      // Not async, as the stores' own: the resource API's read of every request.
+      if (!hashed(model)) return inner.findWithVersions<P>(model, id, versionKeys);
+      return inner.findWithVersions<P>(model, stored(id), versionKeys).then((read) => {
+        if (read.record !== undefined || !JTI_MODELS.has(model))
+          return { record: restored(model, read.record as P | undefined, id), versions: read.versions };
+        // A token of the old layout, or none: one more read, only for a token the store lacks.
+        return inner.findWithVersions<P>(model, id, versionKeys).then((old) => ({
+          record: legacyRecord(model, id, old.record as P | undefined),
+          versions: old.versions,
+        }));
+      });
+    },
+  };
+}
+
+/**
+ * The payload as stored: no `jti` for a hashed model (it is the id), and no session cookie value
+ * in an Interaction (oidc-provider copies the session's id into `session.cookie` and never reads
+ * it back).
+ */
+function withoutSecrets(model: string, payload: TokenPayload): TokenPayload {
+  if (!HASHED_ID_MODELS.has(model) && model !== 'Interaction') return payload;
+  if (model === 'Interaction') {
+    const session = payload.session as Record<string, unknown> | undefined;
+    if (session === null || typeof session !== 'object' || !('cookie' in session)) return payload;
+    const { cookie: _cookie, ...rest } = session;
+    return { ...payload, session: rest };
+  }
+  if (!('jti' in payload)) return payload;
+  const { jti: _jti, ...rest } = payload;
+  return rest;
+}
