@@ -1,4 +1,4 @@
-import { consumedKey, decodeRecord, recordKey, versionKey } from '@sched/db/token-store/keys';
+import { consumedKey, decodeRecord, recordKey, storedTokenId, versionKey } from '@sched/db/token-store/keys';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createTestRedis } from '../../support/redis.ts';
 
@@ -55,8 +55,8 @@ export async function run(): Promise<void> {
       'one MGET per read, decoded (before the batching)': async () =>
         decoded(
           await redis.mget(
-            recordKey(prefix, 'AccessToken', 'bench-token'),
-            consumedKey(prefix, 'AccessToken', 'bench-token'),
+            recordKey(prefix, 'AccessToken', storedTokenId('bench-token')),
+            consumedKey(prefix, 'AccessToken', storedTokenId('bench-token')),
             ...versionKeys,
           ),
         ),

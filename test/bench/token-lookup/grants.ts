@@ -126,7 +126,7 @@ export function grantRecords(ids: GrantIds, nowSeconds: number): RecordWrite[] {
   ];
 }
 
-/** The payload JSON of each model, with placeholders for the per-grant strings (PLACEHOLDERS). */
+/** The stored payload JSON of each model, with placeholders for the per-grant strings (PLACEHOLDERS). */
 export function payloadTemplates(nowSeconds: number): {
   Grant: string;
   AccessToken: string;
@@ -140,8 +140,11 @@ export function payloadTemplates(nowSeconds: number): {
     clientId: PLACEHOLDERS.client,
     sessionUid: PLACEHOLDERS.session,
   };
-  const [grant, accessToken, refreshToken] = grantRecords(ids, nowSeconds).map((write) =>
-    JSON.stringify(write.payload),
-  );
+  // As stored: a token's payload holds no `jti` (docs/token-store.md "Hashed ids").
+  const [grant, accessToken, refreshToken] = grantRecords(ids, nowSeconds).map(({ model, payload }) => {
+    if (model === 'Grant') return JSON.stringify(payload);
+    const { jti: _jti, ...stored } = payload;
+    return JSON.stringify(stored);
+  });
   return { Grant: grant!, AccessToken: accessToken!, RefreshToken: refreshToken! };
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { storedTokenId } from '@sched/db/token-store/keys';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import type { Redis } from 'ioredis';
 import {
@@ -108,8 +109,8 @@ function fillArgs(prefix: string, nowSeconds: number, grants: readonly GrantIds[
   for (const ids of grants) {
     args.push(
       ids.grantId,
-      ids.accessTokenId,
-      ids.refreshTokenId,
+      storedTokenId(ids.accessTokenId),
+      storedTokenId(ids.refreshTokenId),
       ids.accountId,
       ids.clientId,
       ids.sessionUid,

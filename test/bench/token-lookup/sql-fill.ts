@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { TOKEN_TABLES } from '@sched/db/token-store/keys';
+import { storedTokenId, TOKEN_TABLES } from '@sched/db/token-store/keys';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import type { Knex } from 'knex';
 import {
@@ -60,8 +60,8 @@ export async function fillSql(
         const ids = idsOf(index);
         rows.push({
           g: ids.grantId,
-          a: ids.accessTokenId,
-          r: ids.refreshTokenId,
+          a: storedTokenId(ids.accessTokenId),
+          r: storedTokenId(ids.refreshTokenId),
           u: ids.accountId,
           c: ids.clientId,
           s: ids.sessionUid,
@@ -96,12 +96,12 @@ async function rowsOf(knex: Knex, ids: GrantIds): Promise<unknown[]> {
             consumed_at is not null as consumed,
             expires_at between now() + interval '1 second' and now() + make_interval(days => 31) as expires
      from ${RECORDS} where id in (?, ?, ?) order by model`,
-    [ids.grantId, ids.accessTokenId, ids.refreshTokenId],
+    [ids.grantId, storedTokenId(ids.accessTokenId), storedTokenId(ids.refreshTokenId)],
   )) as { rows: unknown[] };
   await knex.raw(`delete from ${RECORDS} where id in (?, ?, ?)`, [
     ids.grantId,
-    ids.accessTokenId,
-    ids.refreshTokenId,
+    storedTokenId(ids.accessTokenId),
+    storedTokenId(ids.refreshTokenId),
   ]);
   return rows;
 }
