@@ -1,3 +1,4 @@
+import { storedTokenId, tagOf } from '@sched/db/token-store/keys';
 import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import {
@@ -8,6 +9,7 @@ import {
   pkcePair,
   tokenRequest,
 } from '../support/oauth.ts';
+import { dumpTokenStore, leaks } from '../support/store-dump.ts';
 import { setUpWorld } from '../support/world.ts';
 import type { TestClient } from '../support/factories.ts';
 
@@ -19,6 +21,7 @@ import type { TestClient } from '../support/factories.ts';
 const {
   system,
   store,
+  call,
   user,
   clients: { app, spa },
 } = setUpWorld(test, {
@@ -29,6 +32,12 @@ const {
   },
 });
 let browser: FlowBrowser;
+
+/** Where the system's token store keeps its records: Redis with REDIS_URL, else the database. */
+const storage = () =>
+  system.redis
+    ? { redis: system.redis.redis, prefix: system.redis.prefix }
+    : { knex: system.database.db.knex };
 
 test.before(async () => {
   // One signed-in browser with remembered consent: later authorizations need no clicks.
@@ -153,18 +162,44 @@ test('scopes are preserved on refresh, and a scope parameter on refresh is ignor
   t.is(record?.gty, 'authorization_code refresh_token');
 });
 
-test('access-token record: the fields the resource API reads, keyed by the token value', async (t) => {
+test('access-token record: the fields the resource API reads, found by the token value, stored under its hash', async (t) => {
   const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
   const record = await store().find<AccessTokenPayload>('AccessToken', tokens.access_token);
   t.truthy(record);
   t.is(record!.kind, 'AccessToken');
-  t.is(record!.jti, tokens.access_token);
+  t.is(record!.jti, tokens.access_token, 'put back from the token presented');
   t.is(record!.accountId, String(user.user.id));
   t.is(record!.clientId, app.client.id);
   t.is(record!.scope, 'PROFILE_READ');
   t.is(record!.exp - record!.iat, 1800);
   t.is(typeof record!.grantId, 'string');
   t.deepEqual(record!.extra, { legacy: false });
+  const dump = await dumpTokenStore(storage());
+  const key = storedTokenId(tokens.access_token);
+  t.true(
+    dump.some((line) => line.includes(key)),
+    'the record is under the hash of the token and its grant tag',
+  );
+  t.true(key.endsWith(`.${tagOf(record!.grantId)}`), "in the grant's slot");
+});
+
+test('after a code flow, an API call and a refresh, nothing in the store holds a code, a token or the session cookie', async (t) => {
+  const { code: value, redeem } = await code(app, { scope: 'PROFILE_READ' });
+  const issued = await tokenRequest(system.url, redeem);
+  t.is(issued.status, 200);
+  const first = issued.body as { access_token: string; refresh_token: string };
+  t.is((await call('GET', '/v2/me', { token: first.access_token })).status, 200);
+  const rotated = await refresh(app, first.refresh_token);
+  t.is(rotated.status, 200);
+  const second = rotated.body as { access_token: string; refresh_token: string };
+  t.is((await call('GET', '/v2/me', { token: second.access_token })).status, 200);
+  t.is((await refresh(app, first.refresh_token)).status, 400, 'reuse is still detected');
+  const session = [...browser.jar.cookies.values()].find((cookie) => cookie.name === 'auth.session')?.value;
+  t.truthy(session);
+  const secrets = [value, first.access_token, first.refresh_token, second.access_token, second.refresh_token];
+  // Each whole value and its random part (a grant's tag alone is no secret).
+  const parts = [...secrets, session!].flatMap((secret) => [secret, secret.split('.')[0]!]);
+  t.deepEqual(leaks(await dumpTokenStore(storage()), parts), []);
 });
 
 test('lifetimes: codes 60 s, refresh tokens 30 days', async (t) => {

@@ -5,8 +5,9 @@ import { withoutInternalScopes } from './scopes.ts';
 
 /**
  * oidc-provider's persistence over the token store (docs/token-store.md): one adapter per model
- * name, records keyed by the model and the token value, which is what lets the resource API read
- * an access token by its value. Clients are not stored here: they come from the database.
+ * name, records found by the model and the token value (the store keeps only its hash,
+ * docs/token-store.md "Hashed ids"), which is what lets the resource API read an access token by
+ * its value. Clients are not stored here: they come from the database.
  */
 
 const PREFETCHED = 'prefetchedRecord';

@@ -29,12 +29,13 @@ export interface TokenPayload {
 
 /**
  * The fields of an `AccessToken` record the resource API relies on. They come from
- * oidc-provider (opaque tokens: the token value is the record id, `jti`); `extra` is what the
- * auth service's `extraTokenClaims` returns (e.g. `extra.legacy`).
+ * oidc-provider (opaque tokens: the record is found by the token value, stored under its hash,
+ * docs/token-store.md "Hashed ids"); `extra` is what the auth service's `extraTokenClaims`
+ * returns (e.g. `extra.legacy`).
  */
 export interface AccessTokenPayload extends TokenPayload {
   kind: 'AccessToken';
-  /** The token value itself. */
+  /** The token value itself: not stored, put back from the token read. */
   jti: string;
   /** The user (oidc-provider account id, our user id as a string). */
   accountId: string;
