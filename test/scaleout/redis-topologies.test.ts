@@ -163,8 +163,9 @@ test.serial(
         'port',
         String(await sentinel!.currentMasterPort()),
       ]);
-      await stores.tokenStore.upsert('AccessToken', 'through-sentinel', { accountId: '1' }, 60);
-      t.deepEqual(await stores.tokenStore.find('AccessToken', 'through-sentinel'), { accountId: '1' });
+      const payload = { accountId: '1', jti: 'through-sentinel' };
+      await stores.tokenStore.upsert('AccessToken', 'through-sentinel', payload, 60);
+      t.deepEqual(await stores.tokenStore.find('AccessToken', 'through-sentinel'), payload);
     } finally {
       await stores.close();
     }
