@@ -2,6 +2,7 @@ import { storedTokenId, tagOf } from '@sched/db/token-store/keys';
 import type { AccessTokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import {
+  authorizeUrl,
   clientCredentials,
   FlowBrowser,
   issueTokens,
@@ -194,6 +195,19 @@ test('after a code flow, an API call and a refresh, nothing in the store holds a
   const second = rotated.body as { access_token: string; refresh_token: string };
   t.is((await call('GET', '/v2/me', { token: second.access_token })).status, 200);
   t.is((await refresh(app, first.refresh_token)).status, 400, 'reuse is still detected');
+  // An authorization waiting at its consent page: its interaction names the signed-in session.
+  const pending = await browser.open(
+    authorizeUrl(system.url, {
+      client_id: app.client.id,
+      redirect_uri: app.redirectUri,
+      scope: 'PROFILE_READ',
+      state: 'st',
+      prompt: 'consent',
+      code_challenge: pkcePair().challenge,
+    }),
+  );
+  t.is(pending.kind, 'page');
+  t.regex(pending.url.pathname, /consent|interaction/);
   const session = [...browser.jar.cookies.values()].find((cookie) => cookie.name === 'auth.session')?.value;
   t.truthy(session);
   const secrets = [value, first.access_token, first.refresh_token, second.access_token, second.refresh_token];
