@@ -20,6 +20,7 @@ import * as agentClients from './0018_agent_clients.ts';
 import * as calendarVersion from './0019_calendar_version.ts';
 import * as calendarConnectionServer from './0020_calendar_connection_server.ts';
 import * as credentialEpoch from './0021_credential_epoch.ts';
+import * as hashedTokenIds from './0022_hashed_token_ids.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,4 +53,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0019_calendar_version', calendarVersion],
   ['0020_calendar_connection_server', calendarConnectionServer],
   ['0021_credential_epoch', credentialEpoch],
+  ['0022_hashed_token_ids', hashedTokenIds],
 ];

@@ -14,6 +14,9 @@ import {
 } from '@sched/db/token-store/keys';
 import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
 import test, { type ExecutionContext } from 'ava';
+import { migrations } from '@sched/migrations';
+import { createRawSqlTokenStore, createSqlTokenStore } from '@sched/db/token-store/sql';
+import { createTestDatabase } from '../support/database.ts';
 import { dumpTokenStore, leaks } from '../support/store-dump.ts';
 import { type TokenStoreHarness, tokenStoreBackends } from '../support/token-stores.ts';
 
@@ -795,6 +798,78 @@ for (const backend of backends) {
     t.is(await store.find('RefreshToken', next), undefined);
     t.is(await store.find('RefreshToken', rt), undefined);
   });
+  // On a database of its own (the migration moves every row of the old layout, the other tests'
+  // included), made before the other tests start (serial tests run first): making a database
+  // stalls Postgres for a moment, which the timed window tests would feel.
+  const serialSql = backend.name.startsWith('redis') ? () => {} : test.serial;
+  serialSql(
+    `${backend.name}: migration 0022 moves rows of the old layout to hashed ids, keeping their state`,
+    async (t) => {
+      const database = await createTestDatabase({ backend: backend.name as 'postgres' | 'pglite' });
+      t.teardown(() => database.drop());
+      const knex = database.db.knex;
+      const old = createRawSqlTokenStore({ knex });
+      const store = createSqlTokenStore({ knex });
+      const grantId = unique('grant');
+      const owner = { accountId: '9', clientId: 'client-3' };
+      const [at, rt, code, both] = ['at', 'rt', 'code', 'rt'].map((label) => ofGrant(grantId, label)) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const session = unique('sess');
+      const sessionUid = unique('uid');
+      const interaction = unique('interaction');
+      const atPayload = accessToken(at, grantId, owner);
+      await old.upsert('Grant', grantId, { kind: 'Grant', jti: grantId, ...owner }, 600);
+      await old.upsert('AccessToken', at, atPayload, 600);
+      await old.upsert('RefreshToken', rt, { kind: 'RefreshToken', jti: rt, grantId, ...owner }, 600);
+      const codePayload = { kind: 'AuthorizationCode', jti: code, grantId, ...owner };
+      await old.upsert('AuthorizationCode', code, codePayload, 60);
+      await old.consume('AuthorizationCode', code);
+      const sessionPayload = { kind: 'Session', jti: session, uid: sessionUid, accountId: '9' };
+      await old.upsert('Session', session, sessionPayload, 600);
+      const cookieCopy = { accountId: '9', uid: sessionUid, cookie: session };
+      await old.upsert('Interaction', interaction, { kind: 'Interaction', session: cookieCopy }, 600);
+      // A refresh token in both forms (an older process wrote it raw again): the hashed one wins.
+      await store.upsert(
+        'RefreshToken',
+        both,
+        { kind: 'RefreshToken', jti: both, grantId, rotations: 1 },
+        600,
+      );
+      await old.upsert('RefreshToken', both, { kind: 'RefreshToken', jti: both, grantId, rotations: 0 }, 600);
+
+      const migration = migrations.find(([name]) => name === '0022_hashed_token_ids')![1];
+      await migration.up(knex);
+      await migration.up(knex); // a second run moves nothing more
+
+      const secrets = [at, rt, code, session, both].flatMap((id) => [id, id.split('.')[0]!]);
+      t.deepEqual(leaks(await dumpTokenStore({ knex }), secrets), []);
+      const moved: Array<[string, string]> = [
+        ['AccessToken', at],
+        ['RefreshToken', rt],
+        ['AuthorizationCode', code],
+        ['Session', session],
+        ['RefreshToken', both],
+      ];
+      for (const [model, id] of moved) t.is(await old.find(model, id), undefined, `${model} moved`);
+      t.deepEqual(await store.find('AccessToken', at), atPayload);
+      t.is((await store.find('RefreshToken', rt))?.jti, rt);
+      t.true(Number.isInteger((await store.find('AuthorizationCode', code))?.consumed), 'still consumed');
+      t.false(await store.consume('AuthorizationCode', code));
+      t.is((await store.find('RefreshToken', both))?.rotations, 1);
+      t.is((await store.findByUid('Session', sessionUid))?.accountId, '9', 'indexes stay');
+      t.deepEqual(await store.find('Session', session), sessionPayload);
+      t.deepEqual((await store.find('Interaction', interaction))?.session, {
+        accountId: '9',
+        uid: sessionUid,
+      });
+      t.is(await store.revokeByUserAndClient('9', 'client-3'), 2, 'the owner index still reaches them');
+      t.is(await store.revokeSessionsOfUser('9'), 1);
+    },
+  );
 }
 
 test('PGlite is always among the backends', (t) => {
