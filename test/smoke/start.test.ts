@@ -2,10 +2,21 @@ import { writeFile } from 'node:fs/promises';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import test from 'ava';
-import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
+import {
+  childEnv,
+  freePort,
+  refusal,
+  runRefused,
+  runScript,
+  runToEnd,
+  tempDir,
+  waitForStatus,
+} from '../support/process.ts';
 
 // The embedded default as `npm start` runs it: a child process, its own data folder, no servers.
-// Serial: one data folder, used by one server at a time.
+// Serial: one data folder, used by one server at a time. A start that must be refused runs through
+// runRefused / refusal: one that starts a server instead is killed after a deadline and fails the
+// test with what it printed, instead of serving until ava's timeout.
 
 let dataDir: Awaited<ReturnType<typeof tempDir>>;
 let port: number;
@@ -133,8 +144,9 @@ test.serial(
         [],
         childEnv({ DATA_DIR: dataDir.path, PORT: String(await freePort()) }),
       );
-      t.not(await second.exited, 0, 'a second server may not open the same data folder');
-      t.true(second.output().includes('in use by process'), second.output());
+      const refused = await refusal(second);
+      t.not(refused.code, 0, 'a second server may not open the same data folder');
+      t.true(refused.output.includes('in use by process'), refused.output);
     } finally {
       server.process.kill('SIGTERM');
       t.is(await server.exited, 0);
@@ -143,7 +155,7 @@ test.serial(
 );
 
 test('a bad DATABASE_URL stops start-up at once with a one-line reason', async (t) => {
-  const result = await runToEnd(
+  const result = await runRefused(
     'services/launcher/src/start.ts',
     [],
     childEnv({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', PORT: String(await freePort()) }),
@@ -155,14 +167,14 @@ test('a bad DATABASE_URL stops start-up at once with a one-line reason', async (
 });
 
 test('an invalid variable stops start-up naming it', async (t) => {
-  const result = await runToEnd('services/launcher/src/start.ts', [], childEnv({ PORT: 'eighty' }));
+  const result = await runRefused('services/launcher/src/start.ts', [], childEnv({ PORT: 'eighty' }));
   t.not(result.code, 0);
   t.regex(result.output.trim(), /^ConfigError: Invalid configuration: PORT /);
 });
 
 test('standalone services refuse to start without DATABASE_URL and REDIS_URL', async (t) => {
   for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
-    const result = await runToEnd(entry, [], childEnv({ PORT: String(await freePort()) }));
+    const result = await runRefused(entry, [], childEnv({ PORT: String(await freePort()) }));
     t.not(result.code, 0);
     t.regex(result.output.trim(), /DATABASE_URL is required/);
   }
@@ -199,7 +211,7 @@ test('a data folder or port start-up cannot use stops it with one line naming DA
       ],
     ];
     for (const [vars, expected] of cases) {
-      const result = await runToEnd(
+      const result = await runRefused(
         'services/launcher/src/start.ts',
         [],
         childEnv({ PORT: String(await freePort()), HOST: '127.0.0.1', ...vars }),

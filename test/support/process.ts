@@ -91,3 +91,57 @@ export async function runToEnd(
   const code = await child.exited;
   return { code, output: child.output() };
 }
+
+/**
+ * How long a start that must be refused may run before it counts as having started instead. Not a
+ * timing assertion: a refusal is one line within a second or two, and this kill deadline only
+ * stops a child that started a real server (it would serve until ava's timeout, hiding why),
+ * kept well under that timeout so the test fails with what the child printed.
+ */
+export const REFUSAL_DEADLINE_MS = 30_000;
+
+/** After SIGTERM, how long a started server may drain before SIGKILL (a kill deadline too). */
+const STOP_GRACE_MS = 10_000;
+
+/** The child's exit code, or 'running' when it has not exited within `ms`. */
+async function exitWithin(child: Child, ms: number): Promise<number | null | 'running'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'running'>((resolve) => {
+    timer = setTimeout(() => resolve('running'), ms);
+  });
+  try {
+    return await Promise.race([child.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits for a child that must refuse to start: its exit code and output. One still running after
+ * `deadlineMs` started instead: it is stopped (SIGTERM, then SIGKILL) and the test fails at once
+ * with what it printed, rather than hanging until ava's timeout.
+ */
+export async function refusal(
+  child: Child,
+  deadlineMs = REFUSAL_DEADLINE_MS,
+): Promise<{ code: number | null; output: string }> {
+  const code = await exitWithin(child, deadlineMs);
+  if (code !== 'running') return { code, output: child.output() };
+  child.process.kill('SIGTERM');
+  if ((await exitWithin(child, STOP_GRACE_MS)) === 'running') {
+    child.process.kill('SIGKILL');
+    await child.exited;
+  }
+  throw new Error(
+    `expected a refusal to start, but the process was still running after ${deadlineMs} ms (stopped); it printed:\n${child.output()}`,
+  );
+}
+
+/** Runs a script that must refuse to start: `runToEnd`, with `refusal`'s kill deadline. */
+export function runRefused(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  return refusal(runScript(script, args, env));
+}
