@@ -87,6 +87,12 @@ async function throughGoogleWindow(link: URL): Promise<PageResult> {
   return asPage(await window.open(back.headers.get('location')!));
 }
 
+/** The item of the step's list of connections that names `name` (its html), or null. */
+function listedConnection(step: PageResult, name: string): string | null {
+  const list = /<ul class="calendar-list"[^>]*>([\s\S]*?)<\/ul>/.exec(step.html)?.[1] ?? '';
+  return list.match(/<li>[\s\S]*?<\/li>/g)?.find((item) => text(item).includes(name)) ?? null;
+}
+
 /** The step's Reconnect link: its href (entities decoded) and whether it opens a new window. */
 function reconnectLink(step: PageResult): { href: string; newWindow: boolean } | null {
   const tag = /<a [^>]*>Reconnect<\/a>/.exec(step.html)?.[0];
@@ -237,15 +243,20 @@ test('a forged choice of a read-only calendar as the destination is a 400 on the
   t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'calendar', 'the step is not done');
 });
 
-test("a CalDAV connection that needs reconnecting: Reconnect reopens the step's form for its username, and a new password makes it active", async (t) => {
+test("a CalDAV connection that needs reconnecting: not shown as connected; Reconnect reopens the step's form for its username, and a new password makes it active", async (t) => {
   const { user, browser, step } = await atCalendarStep();
   const connected = await connectCalDavInStep(browser, step);
   t.is(reconnectLink(connected), null, 'an active connection has no Reconnect');
+  t.regex(listedConnection(connected, 'CalDAV: alex') ?? '', /class="check-mark"/, 'active: the check mark');
   const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   await setConnectionStatus(world.knex(), before.id, 'needs_reauth');
 
   const refreshed = asPage(await browser.open(connected.url));
-  t.true(text(refreshed.html).includes('CalDAV: alex (needs reconnecting)'));
+  const item = listedConnection(refreshed, 'CalDAV: alex');
+  t.truthy(item, 'still listed');
+  t.false(item!.includes('check-mark'), 'no check mark: it is not connected');
+  t.false(item!.includes('✓'));
+  t.true(text(item!).includes('Needs reconnecting'), 'its state, as on the settings page');
   const link = reconnectLink(refreshed);
   t.truthy(link, 'the step offers Reconnect');
   t.false(link!.newWindow, 'CalDAV reconnects inside the dialog');
@@ -266,7 +277,7 @@ test("a CalDAV connection that needs reconnecting: Reconnect reopens the step's 
   );
   t.is(back.url.pathname, connected.url.pathname, 'back on the step');
   t.true(text(back.html).includes('Connect your calendar'));
-  t.false(text(back.html).includes('needs reconnecting'));
+  t.false(text(back.html).includes('Needs reconnecting'));
   t.is(reconnectLink(back), null);
   const after = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   t.is(after.length, 1, 'the same connection, not a second one');
@@ -280,7 +291,10 @@ test("a Google connection that needs reconnecting: Reconnect opens the provider'
   await setConnectionStatus(world.knex(), before.id, 'needs_reauth');
 
   const refreshed = asPage(await browser.open(step.url));
-  t.true(text(refreshed.html).includes('Google Calendar: ada@example.com (needs reconnecting)'));
+  const item = listedConnection(refreshed, 'Google Calendar: ada@example.com');
+  t.truthy(item, 'still listed');
+  t.false(item!.includes('check-mark'), 'no check mark: it is not connected');
+  t.true(text(item!).includes('Needs reconnecting'));
   const link = reconnectLink(refreshed);
   t.truthy(link, 'the step offers Reconnect');
   t.true(link!.newWindow, 'Google refuses frames: a new window, as Connect');
@@ -294,6 +308,6 @@ test("a Google connection that needs reconnecting: Reconnect opens the provider'
   t.is(after.length, 1, 'the same connection, not a second one');
   t.like(after[0], { id: before.id, provider: 'google', status: 'active' });
   const back = asPage(await browser.open(step.url));
-  t.false(text(back.html).includes('needs reconnecting'));
+  t.false(text(back.html).includes('Needs reconnecting'));
   t.is(reconnectLink(back), null);
 });

@@ -365,11 +365,11 @@ test.serial(
       await setConnectionStatus(system.stores.db.knex, connection.id, 'needs_reauth');
 
       await frame.getByRole('link', { name: 'Refresh' }).click();
-      await frame.getByText('(needs reconnecting)').waitFor();
+      await frame.getByText('Needs reconnecting', { exact: true }).waitFor();
       await shot(page, 'dark-3-calendar-needs-reauth');
       await throughGoogle(frame, 'Reconnect');
       await frame.getByText('Google Calendar: ada@example.com').waitFor();
-      t.is(await frame.getByText('(needs reconnecting)').count(), 0);
+      t.is(await frame.getByText('Needs reconnecting', { exact: true }).count(), 0);
       t.is(await frame.getByRole('link', { name: 'Reconnect' }).count(), 0);
       const after = await system.stores.db.knex('calendar_connections').where({ user_id: user.id });
       t.is(after.length, 1, 'the same connection, not a second one');

@@ -43,7 +43,11 @@ function connectionList(view: CalendarView): SafeHtml {
   return html`<ul class="calendar-list" aria-label="Connected calendars">${view.connections.map(
     (connection) => {
       const nameId = `connection-${connection.id}`;
-      return html`<li><span class="check-mark" aria-hidden="true">✓</span> <span id="${nameId}">${PROVIDER_NAMES[connection.provider]}: ${connection.account}${connection.status === 'needs_reauth' ? html` <span class="muted">(needs reconnecting)</span>` : ''}</span>${reconnect(connection, view, nameId)}</li>`;
+      const name = html`<span id="${nameId}">${PROVIDER_NAMES[connection.provider]}: ${connection.account}</span>`;
+      // Connected only while active: one that needs reconnecting says so, as on the settings page.
+      return connection.status === 'active'
+        ? html`<li><span class="check-mark" aria-hidden="true">✓</span> ${name}</li>`
+        : html`<li>${name} <span class="badge badge-rejected">Needs reconnecting</span>${reconnect(connection, view, nameId)}</li>`;
     },
   )}</ul>`;
 }
