@@ -57,11 +57,15 @@ async function atCalendarStep(): Promise<{ user: TestUser; browser: FlowBrowser;
   return { user, browser, step };
 }
 
-/** Connects alex's CalDAV account from the step's form: the step's page afterwards. */
-async function connectCalDavInStep(browser: FlowBrowser, step: PageResult): Promise<PageResult> {
+/** Connects alex's CalDAV account from the step's form (at `serverUrl`): the step's page afterwards. */
+async function connectCalDavInStep(
+  browser: FlowBrowser,
+  step: PageResult,
+  serverUrl = radicale.url,
+): Promise<PageResult> {
   return asPage(
     await browser.submit(step, '/calendar/caldav', {
-      serverUrl: radicale.url,
+      serverUrl,
       username: alex.username,
       password: alex.password,
     }),
@@ -243,9 +247,11 @@ test('a forged choice of a read-only calendar as the destination is a 400 on the
   t.is((await findUserById(world.knex(), user.id))!.onboardingStep, 'calendar', 'the step is not done');
 });
 
-test("a CalDAV connection that needs reconnecting: not shown as connected; Reconnect reopens the step's form for its username, and a new password makes it active", async (t) => {
+test("a CalDAV connection that needs reconnecting: not shown as connected; Reconnect reopens the step's form with its server URL and username, and a new password makes it active", async (t) => {
   const { user, browser, step } = await atCalendarStep();
-  const connected = await connectCalDavInStep(browser, step);
+  // As typed (with its path): discovery may need more than the origin the connection keeps.
+  const serverUrl = `${radicale.url}/`;
+  const connected = await connectCalDavInStep(browser, step, serverUrl);
   t.is(reconnectLink(connected), null, 'an active connection has no Reconnect');
   t.regex(listedConnection(connected, 'CalDAV: alex') ?? '', /class="check-mark"/, 'active: the check mark');
   const [before] = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
@@ -263,14 +269,27 @@ test("a CalDAV connection that needs reconnecting: not shown as connected; Recon
   const target = new URL(link!.href, refreshed.url);
   t.is(target.pathname, connected.url.pathname, 'the step itself, not the settings page');
   t.is(target.hash, '#caldav');
+  t.false(link!.href.includes(radicale.url), 'the link does not carry the server URL');
 
   const form = asPage(await browser.open(target));
   t.is(form.status, 200);
   t.regex(form.html, /<details class="caldav" id="caldav" open>/, 'the CalDAV form is open');
-  t.regex(form.html, /<input id="username" name="username"[^>]* value="alex"/, 'with the username filled in');
+  t.true(
+    form.html.includes(
+      `name="serverUrl" type="url" inputmode="url" autocomplete="url" required placeholder="https://cloud.example.com" value="${serverUrl}"`,
+    ),
+    'with the server URL filled in, as typed',
+  );
+  t.regex(form.html, /<input id="username" name="username"[^>]* value="alex"/, 'and the username');
+  t.regex(
+    form.html,
+    /<input id="password" name="password" type="password"[^>]*required>/,
+    'never the password',
+  );
+  t.false(form.html.includes(alex.password));
   const back = asPage(
     await browser.submit(form, '/calendar/caldav', {
-      serverUrl: radicale.url,
+      serverUrl,
       username: alex.username,
       password: alex.password,
     }),
@@ -282,6 +301,14 @@ test("a CalDAV connection that needs reconnecting: not shown as connected; Recon
   const after = (await world.call('GET', '/v2/calendars', { token: user.apiKey })).body.data;
   t.is(after.length, 1, 'the same connection, not a second one');
   t.like(after[0], { id: before.id, provider: 'caldav', account: 'alex', status: 'active' });
+
+  // The server URL is the user's own: another user's step given this connection's id fills in nothing.
+  const stranger = await atCalendarStep();
+  const foreign = asPage(await stranger.browser.open(`${stranger.step.url.pathname}?reconnect=${before.id}`));
+  t.is(foreign.status, 200);
+  t.regex(foreign.html, /<input id="serverUrl" name="serverUrl"[^>]* value=""/);
+  t.regex(foreign.html, /<input id="username" name="username"[^>]* value=""/);
+  t.false(foreign.html.includes(radicale.url));
 });
 
 test("a Google connection that needs reconnecting: Reconnect opens the provider's window from the step, which ends there and not in settings", async (t) => {

@@ -1,3 +1,4 @@
+import { setConnectionStatus } from '@sched/db/queries/calendar-connections';
 import test from 'ava';
 import { insertUser } from '../support/factories.ts';
 import { setUpRadicale } from '../support/radicale.ts';
@@ -111,4 +112,53 @@ test('a forged choice of a read-only calendar as the destination is a 400 on the
   t.true(text(refused.html).includes('A read-only calendar cannot be the destination'));
   const [after] = await listOf(user.apiKey);
   t.deepEqual(after, before, 'nothing changed');
+});
+
+test('Reconnect of a CalDAV connection fills in its server URL and username (never the password), for its owner only', async (t) => {
+  const user = await insertUser(knex());
+  const browser = await signedIn(world, user);
+  // As typed (with its path): discovery may need more than the origin the connection keeps.
+  const serverUrl = `${radicale.url}/`;
+  const list = page(await browser.open(CALENDARS));
+  page(
+    await browser.submit(list, `${CALENDARS}/caldav`, {
+      serverUrl,
+      username: alex.username,
+      password: alex.password,
+    }),
+  );
+  const [connection] = await listOf(user.apiKey);
+  await setConnectionStatus(knex(), connection!.id, 'needs_reauth');
+  const shown = page(await browser.open(CALENDARS));
+  const href = /<a [^>]*href="([^"]*)"[^>]*>Reconnect<\/a>/.exec(shown.html)?.[1];
+  t.truthy(href, 'the page offers Reconnect');
+  t.false(href!.includes(radicale.url), 'the link does not carry the server URL');
+  const fieldValue = (html: string, name: string) =>
+    new RegExp(`<input id="${name}" name="${name}"[^>]* value="([^"]*)"`).exec(html)?.[1];
+
+  const form = page(await browser.open(href!));
+  t.is(form.status, 200);
+  t.is(fieldValue(form.html, 'serverUrl'), serverUrl, 'the server URL as typed');
+  t.is(fieldValue(form.html, 'username'), alex.username);
+  t.regex(
+    form.html,
+    /<input id="password" name="password" type="password"[^>]*required>/,
+    'never the password',
+  );
+  t.false(form.html.includes(alex.password));
+
+  // Credentials that no longer open (ENCRYPTION_KEY changed): the server's origin the connection keeps.
+  await knex()('calendar_connections')
+    .where({ id: connection!.id })
+    .update({ credentials_sealed: 'unreadable' });
+  const unreadable = page(await browser.open(href!));
+  t.is(fieldValue(unreadable.html, 'serverUrl'), radicale.url);
+  t.is(fieldValue(unreadable.html, 'username'), alex.username);
+
+  const stranger = await signedIn(world, await insertUser(knex()));
+  const foreign = page(await stranger.open(href!));
+  t.is(foreign.status, 200);
+  t.is(fieldValue(foreign.html, 'serverUrl'), '', "another user's link fills in nothing");
+  t.is(fieldValue(foreign.html, 'username'), '');
+  t.false(foreign.html.includes(radicale.url));
 });

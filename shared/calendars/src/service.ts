@@ -9,6 +9,7 @@ import {
   updateCalendarChoices,
   updateConnectionCredentials,
 } from '@sched/db/queries/calendar-connections';
+import { RecordNotFoundError } from '@sched/db/errors';
 import type { Logger } from '@sched/kit/logger';
 import { type OutboundFetch, OutboundRefusedError } from '@sched/kit/outbound';
 import type { Knex } from 'knex';
@@ -46,6 +47,12 @@ export interface CalDavConnectInput {
   serverUrl: string;
   username: string;
   password: string;
+}
+
+/** What a CalDAV Reconnect form is filled in with: never the password. */
+export interface CalDavReconnectValues {
+  serverUrl: string;
+  username: string;
 }
 
 export interface CalendarSelectionChange {
@@ -103,6 +110,12 @@ export interface CalendarService {
     credentials: OAuthCredentials,
   ): Promise<ConnectionView>;
   listConnections(userId: number): Promise<ConnectionView[]>;
+  /**
+   * The server URL and username of one of the user's own CalDAV connections, for the pages'
+   * Reconnect (the API's view of a connection never carries the server). Null when the connection
+   * is not the user's or not CalDAV.
+   */
+  calDavReconnectValues(userId: number, connectionId: number): Promise<CalDavReconnectValues | null>;
   /** One destination at most across all connections of the user. */
   updateSelection(
     userId: number,
@@ -254,6 +267,27 @@ export function createCalendarService(deps: CalendarServiceDeps): CalendarServic
 
     async listConnections(userId) {
       return (await listCalendarConnections(knex, [userId])).map(presentConnection);
+    },
+
+    async calDavReconnectValues(userId, connectionId) {
+      let connection: CalendarConnection;
+      try {
+        connection = await getCalendarConnection(knex, userId, connectionId);
+      } catch (error) {
+        if (error instanceof RecordNotFoundError) return null;
+        throw error;
+      }
+      if (connection.provider !== 'caldav') return null;
+      // The URL as the user typed it (a path may matter to discovery); the stored column keeps only
+      // its origin, which is what is left when the credentials no longer open.
+      let serverUrl = connection.server;
+      try {
+        const credentials = box.open<ConnectionCredentials>(connection.credentialsSealed);
+        if ('serverUrl' in credentials) serverUrl = credentials.serverUrl;
+      } catch {
+        // Sealed under another ENCRYPTION_KEY (or none set): the origin will do for a prefill.
+      }
+      return { serverUrl, username: connection.account };
     },
 
     async updateSelection(userId, connectionId, calendars) {

@@ -20,7 +20,12 @@ import { sendPage } from '../pages/layout.ts';
 import { interactionPath, PATHS } from '../paths.ts';
 import { mintTicket } from '../calendars/connect-state.ts';
 import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
-import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
+import {
+  CALDAV_INCOMPLETE,
+  calDavProblem,
+  readCalDavForm,
+  reconnectValues,
+} from '../calendars/caldav-form.ts';
 import { postsSelection, selectionFromForm } from '../calendars/selection.ts';
 import type { ConnectionView } from '@sched/calendars/service';
 import { configuredOAuthProviders } from '@sched/calendars/providers/oauth-provider';
@@ -130,18 +135,12 @@ export async function renderCalendar(
       csrf: issueCsrfToken(ctx, deps.csrf, interaction.uid),
       connections: await calendarService(deps).listConnections(user.id),
       oauthLinks,
-      caldav: failed?.caldav ?? { serverUrl: '', username: reconnectUsername(ctx) },
+      caldav: failed?.caldav ?? (await reconnectValues(deps, ctx, user.id)),
       ...(failed?.error ? { error: failed.error } : {}),
       ...(failed?.caldavError ? { caldavError: failed.caldavError } : {}),
     }),
     embedPageOptions(ctx, problem ? errorMessage('ONBOARDING_FAILED', problem) : undefined),
   );
-}
-
-/** The CalDAV username a Reconnect link of the step asks to fill in (`?reconnect=`), else ''. */
-function reconnectUsername(ctx: Context): string {
-  const value = ctx.query.reconnect;
-  return typeof value === 'string' ? value.slice(0, 200) : '';
 }
 
 /** Opens a step's POST: the embed interaction at the consent prompt, its CSRF token, the user. */

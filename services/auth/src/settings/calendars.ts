@@ -2,7 +2,12 @@ import { configuredOAuthProviders, isOAuthProviderId } from '@sched/calendars/pr
 import { NotFoundError } from '@sched/kit/errors';
 import { formRefusal } from '../data-errors.ts';
 import type { Context } from 'koa';
-import { CALDAV_INCOMPLETE, calDavProblem, readCalDavForm } from '../calendars/caldav-form.ts';
+import {
+  CALDAV_INCOMPLETE,
+  calDavProblem,
+  readCalDavForm,
+  reconnectValues,
+} from '../calendars/caldav-form.ts';
 import { calendarService, countCalDavAttempt } from '../calendars/library.ts';
 import { configuredProvider, startOAuthConnect } from '../calendars/oauth-connect.ts';
 import { type ConnectProblem, connectProblemMessage } from '../calendars/pages/connect-result.ts';
@@ -58,7 +63,6 @@ async function render(
   const csrf = csrfFor(deps, ctx, userPurpose(signedIn.user.id));
   const connections = await calendarService(deps).listConnections(signedIn.user.id);
   const messages = options.error || options.caldavError ? {} : noticeOf(ctx);
-  const reconnect = typeof ctx.query.reconnect === 'string' ? ctx.query.reconnect.slice(0, 200) : '';
   sendSettingsPage(
     ctx,
     options.status ?? 200,
@@ -69,7 +73,7 @@ async function render(
         connections,
         csrf,
         oauthProviders: configuredOAuthProviders(deps.runtime.config).map(({ id, label }) => ({ id, label })),
-        caldav: options.caldav ?? { serverUrl: '', username: reconnect },
+        caldav: options.caldav ?? (await reconnectValues(deps, ctx, signedIn.user.id)),
         caldavError: options.caldavError,
         notice: messages.notice,
         error: options.error ?? messages.error,

@@ -25,6 +25,8 @@ export interface CalendarConnection {
   userId: number;
   provider: CalendarProviderName;
   account: string;
+  /** CalDAV: the origin of the server URL ('' for Google / Microsoft, and CalDAV saved before 0020). */
+  server: string;
   credentialsSealed: string;
   status: ConnectionStatus;
   lastSyncError: { at: Date; message: string } | null;
@@ -37,6 +39,7 @@ interface ConnectionRow {
   user_id: number | string;
   provider: string;
   account: string;
+  server: string;
   credentials_sealed: string;
   status: string;
   last_sync_error_at: Date | null;
@@ -60,6 +63,7 @@ const CONNECTION_COLUMNS = [
   'user_id',
   'provider',
   'account',
+  'server',
   'credentials_sealed',
   'status',
   'last_sync_error_at',
@@ -94,6 +98,7 @@ function mapConnection(row: ConnectionRow, calendars: ConnectedCalendar[]): Cale
     userId: Number(row.user_id),
     provider: row.provider as CalendarProviderName,
     account: row.account,
+    server: row.server,
     credentialsSealed: row.credentials_sealed,
     status: row.status as ConnectionStatus,
     lastSyncError:

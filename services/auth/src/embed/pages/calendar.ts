@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../../pages/html.ts';
 import { interactionPath } from '../../paths.ts';
 import { progress } from '../../embed-flow/pages/progress.ts';
 import { calDavFields } from '../../calendars/caldav-fields.ts';
+import { reconnectQuery } from '../../calendars/caldav-form.ts';
 import { selectionTable } from '../../calendars/pages/selection-table.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 
@@ -15,7 +16,7 @@ export interface CalendarView {
   connections: readonly ConnectionView[];
   /** Google / Microsoft (when configured): a link that opens the provider in a new window. */
   oauthLinks: readonly { provider: ConnectionView['provider']; label: string; href: string }[];
-  /** Prefilled when Reconnect of a CalDAV connection opened the form (the password never is). */
+  /** Prefilled (server URL, username) when a CalDAV Reconnect opened the form; never the password. */
   caldav: { serverUrl: string; username: string };
   caldavError?: string;
   error?: string;
@@ -23,14 +24,14 @@ export interface CalendarView {
 
 /**
  * A connection whose credentials the provider refuses gets Reconnect, as on the settings page:
- * CalDAV reopens the step's CalDAV form with the username filled in (a new password connects the
- * same account again); Google / Microsoft open the provider's window as Connect does (when the
- * provider is still configured), whose flow ends on the window's page saying to return here.
+ * CalDAV reopens the step's CalDAV form with its server URL and username filled in (a new password
+ * connects the same account again); Google / Microsoft open the provider's window as Connect does
+ * (when the provider is still configured), whose flow ends on the window's page saying to return here.
  */
 function reconnect(connection: ConnectionView, view: CalendarView, describedBy: string): SafeHtml {
   if (connection.status !== 'needs_reauth') return html``;
   if (connection.provider === 'caldav') {
-    const href = `${interactionPath(view.uid)}?${new URLSearchParams({ reconnect: connection.account })}#caldav`;
+    const href = `${interactionPath(view.uid)}?${reconnectQuery(connection.id)}#caldav`;
     return html`<a class="button secondary small" href="${href}" aria-describedby="${describedBy}">Reconnect</a>`;
   }
   const link = view.oauthLinks.find((candidate) => candidate.provider === connection.provider);

@@ -1,5 +1,6 @@
 import type { ConnectionView } from '@sched/calendars/service';
 import { calDavFields } from '../../calendars/caldav-fields.ts';
+import { reconnectQuery } from '../../calendars/caldav-form.ts';
 import { selectionTable } from '../../calendars/pages/selection-table.ts';
 import { PROVIDER_NAMES } from '../../calendars/provider-names.ts';
 import { CSRF_FIELD } from '../../http/csrf.ts';
@@ -39,7 +40,7 @@ function statusBadge(connection: ConnectionView): SafeHtml {
 function reconnect(connection: ConnectionView, view: CalendarsView): SafeHtml {
   if (connection.status !== 'needs_reauth') return html``;
   if (connection.provider === 'caldav')
-    return html`<p>${alert('warn', 'The calendar server no longer accepts the saved password.')}<a class="button secondary small" href="${PATHS.settingsCalendars}?${new URLSearchParams({ reconnect: connection.account })}#caldav">Reconnect</a></p>`;
+    return html`<p>${alert('warn', 'The calendar server no longer accepts the saved password.')}<a class="button secondary small" href="${PATHS.settingsCalendars}?${reconnectQuery(connection.id)}#caldav">Reconnect</a></p>`;
   const offered = view.oauthProviders.some((provider) => provider.id === connection.provider);
   return html`${alert('warn', `${PROVIDER_NAMES[connection.provider]} no longer accepts our access. Reconnect to keep checking it for conflicts.`)}
 ${offered ? html`<form method="post" action="${calendarConnectPath(connection.provider)}">${csrfInput(view.csrf)}<button type="submit" class="primary small">Reconnect</button></form>` : ''}`;
