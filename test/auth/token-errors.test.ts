@@ -110,6 +110,45 @@ test('HTTP Basic with JSON body is accepted too', async (t) => {
   t.is(response.status, 200, JSON.stringify(response.body));
 });
 
+// The four variants of api-v2.md's token endpoint: the confidential ones sign with client_secret
+// on both grants, the public ones send only client_id (code_verifier on the code exchange).
+
+test('public client, refresh_token: client_id and refresh_token without a secret; 200, rotated, scope kept', async (t) => {
+  const { redeem } = await freshCode(spa);
+  t.false('client_secret' in redeem);
+  const issued = await tokenRequest(system.url, redeem);
+  t.is(issued.status, 200, JSON.stringify(issued.body));
+  const refreshed = await tokenRequest(system.url, {
+    client_id: spa.client.id,
+    grant_type: 'refresh_token',
+    refresh_token: String(issued.body.refresh_token),
+  });
+  t.is(refreshed.status, 200, JSON.stringify(refreshed.body));
+  t.is(refreshed.body.scope, 'PROFILE_READ');
+  t.is(refreshed.body.expires_in, 1800);
+  t.is(refreshed.body.token_type, 'bearer');
+  t.not(refreshed.body.refresh_token, issued.body.refresh_token);
+  t.is(refreshed.headers.get('cache-control'), 'no-store');
+  t.is(refreshed.headers.get('pragma'), 'no-cache');
+});
+
+test('confidential client, refresh_token without client_secret: 401 invalid_client "invalid_client_credentials"', async (t) => {
+  const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
+  const response = await tokenRequest(system.url, {
+    client_id: app.client.id,
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+  });
+  isError(t, response, 401, 'invalid_client', 'invalid_client_credentials');
+  // The refused request did not spend the refresh token.
+  const withSecret = await tokenRequest(system.url, {
+    ...clientCredentials(app),
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+  });
+  t.is(withSecret.status, 200, JSON.stringify(withSecret.body));
+});
+
 // --- the documented table, row by row ----------------------------------------------------------
 
 test('client_id missing: 400 invalid_request "client_id is required"', async (t) => {
