@@ -1,6 +1,12 @@
 import { createOrganization } from '@sched/db/queries/organizations';
 import test, { type ExecutionContext } from 'ava';
-import { authorizeInBrowser, authorizeUrl, pkcePair } from '../support/oauth.ts';
+import {
+  authorizeInBrowser,
+  authorizeUrl,
+  clientCredentials,
+  pkcePair,
+  tokenRequest,
+} from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 import { insertClient, insertUser, type TestClient } from '../support/factories.ts';
 
@@ -247,6 +253,7 @@ test('Deny: 303 to the redirect_uri with access_denied, state and iss', async (t
   t.is(outcome.status, 303);
   t.is(`${outcome.url.origin}${outcome.url.pathname}`, app.redirectUri);
   t.is(outcome.url.searchParams.get('error'), 'access_denied');
+  t.truthy(outcome.url.searchParams.get('error_description'), 'every redirect error carries a description');
   t.is(outcome.url.searchParams.get('state'), 'st-123');
   t.is(outcome.url.searchParams.get('iss'), system.config.appUrl);
   t.is(outcome.url.searchParams.get('code'), null);
@@ -267,4 +274,44 @@ test('Allow: 303 to redirect_uri?code&state&iss; comma-separated scopes and no r
   t.truthy(outcome.url.searchParams.get('code'));
   t.is(outcome.url.searchParams.get('state'), 'st-123');
   t.is(outcome.url.searchParams.get('iss'), system.config.appUrl);
+});
+
+test('state is returned unchanged, reserved characters and all, with the code and with a redirect error', async (t) => {
+  const state = 'a b+c&d=e/f?g%h#i é';
+  const { outcome } = await authorizeInBrowser(
+    system.url,
+    authorizeUrl(system.url, base(app, { scope: 'PROFILE_READ', state })),
+    { user },
+  );
+  t.is(outcome.kind, 'redirect');
+  if (outcome.kind !== 'redirect') return;
+  t.truthy(outcome.url.searchParams.get('code'));
+  t.is(outcome.url.searchParams.get('state'), state);
+  const refused = await get(base(app, { scope: 'NOT_A_SCOPE', state }));
+  t.is(refused.status, 303);
+  t.is(new URL(refused.headers.get('location')!).searchParams.get('state'), state);
+});
+
+test('scope written with %20 (as the specification encodes it) is read as a space-separated list', async (t) => {
+  const url = new URL('/auth/oauth2/authorize', system.url);
+  url.search = [
+    `client_id=${encodeURIComponent(app.client.id)}`,
+    `redirect_uri=${encodeURIComponent(app.redirectUri)}`,
+    'state=st-123',
+    'scope=PROFILE_READ%20ORG_BOOKING_READ',
+  ].join('&');
+  t.true(url.href.includes('PROFILE_READ%20ORG_BOOKING_READ'));
+  // The organization owner: ORG_ scopes need an organization role to be granted.
+  const { outcome } = await authorizeInBrowser(system.url, url, { user });
+  t.is(outcome.kind, 'redirect');
+  if (outcome.kind !== 'redirect') return;
+  t.is(outcome.url.searchParams.get('state'), 'st-123');
+  const tokens = await tokenRequest(system.url, {
+    ...clientCredentials(app),
+    grant_type: 'authorization_code',
+    code: outcome.url.searchParams.get('code') ?? '',
+    redirect_uri: app.redirectUri,
+  });
+  t.is(tokens.status, 200, JSON.stringify(tokens.body));
+  t.is(tokens.body.scope, 'PROFILE_READ ORG_BOOKING_READ');
 });
