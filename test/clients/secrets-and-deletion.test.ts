@@ -1,8 +1,9 @@
 import { listAuditEntries } from '@sched/db/queries/audit-log';
 import test from 'ava';
-import { createClient, setUpClientsWorld } from './helpers.ts';
+import { approvedClient, createClient, setUpClientsWorld } from './helpers.ts';
+import { clientCredentials, issueTokens, tokenRequest } from '../support/oauth.ts';
 import { buildScene } from '../support/world.ts';
-import { insertUser, type TestUser } from '../support/factories.ts';
+import { insertUser, type TestClient, type TestUser } from '../support/factories.ts';
 
 // The client-secret state table, the secret limits and their exact messages, and who may delete a
 // client (docs/oauth-clients.md). A secret is checked for real through the deprecated managed-user
@@ -229,6 +230,10 @@ test('management is not reachable with OAuth access tokens', async (t) => {
   });
   const response = await world.call('GET', '/v2/oauth-clients', { token });
   t.is(response.status, 403);
+  t.is(
+    response.body.error.message,
+    'insufficient_scope: this endpoint is not available for third-party OAuth tokens',
+  );
   const legacy = await createTestAccessToken(world.system.stores, {
     userId: owner.id,
     legacy: true,
@@ -250,4 +255,29 @@ test('deleting a client stops its access tokens on the next request', async (t) 
   t.is(deleted.status, 200);
   const after = await world.call('GET', '/v2/me', { token });
   t.is(after.status, 401);
+});
+
+test('a deleted client cannot refresh: 401 invalid_client "client_not_found"', async (t) => {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const created = await approvedClient(world, owner, {
+    redirectUris: [redirectUri],
+    scopes: ['PROFILE_READ'],
+  });
+  const client: TestClient = {
+    client: { ...created, scopes: created.scopes } as TestClient['client'],
+    secret: created.secret as string,
+    redirectUri,
+  };
+  const enduser = await insertUser(world.system.stores.db.knex);
+  const tokens = await issueTokens(world.system.url, client, enduser, ['PROFILE_READ']);
+  const deleted = await world.call('DELETE', `/v2/oauth-clients/${created.id}`, { token: owner.apiKey });
+  t.is(deleted.status, 200);
+  const refreshed = await tokenRequest(world.system.url, {
+    ...clientCredentials(client),
+    grant_type: 'refresh_token',
+    refresh_token: tokens.refresh_token,
+  });
+  t.is(refreshed.status, 401, JSON.stringify(refreshed.body));
+  t.is(refreshed.body.error, 'invalid_client');
+  t.is(refreshed.body.error_description, 'client_not_found');
 });
