@@ -171,3 +171,51 @@ test('a standalone service requires DATABASE_URL, REDIS_URL, COOKIE_KEYS and ENC
     t.true(error!.message.includes(missing));
   }
 });
+
+test('calendar providers: offered with client id and secret (one alone stops start-up); endpoints default to the public ones and take the documented names', (t) => {
+  t.deepEqual(loadConfig({}).calendarProviders, { google: undefined, microsoft: undefined });
+  t.throws(() => loadConfig({ MICROSOFT_CLIENT_ID: 'ms-id' }), {
+    instanceOf: ConfigError,
+    message: /MICROSOFT_CLIENT_SECRET must be set together/,
+  });
+  t.deepEqual(
+    loadConfig({ MICROSOFT_CLIENT_ID: 'ms-id', MICROSOFT_CLIENT_SECRET: 'ms-secret' }).calendarProviders
+      .microsoft,
+    {
+      clientId: 'ms-id',
+      clientSecret: 'ms-secret',
+      authorityUrl: 'https://login.microsoftonline.com/common',
+      graphUrl: 'https://graph.microsoft.com/v1.0',
+    },
+  );
+  const sovereign = loadConfig({
+    MICROSOFT_CLIENT_ID: 'ms-id',
+    MICROSOFT_CLIENT_SECRET: 'ms-secret',
+    MICROSOFT_AUTHORITY_URL: 'https://login.microsoftonline.us/tenant/',
+    MICROSOFT_GRAPH_URL: 'https://graph.microsoft.us/v1.0',
+    GOOGLE_CLIENT_ID: 'g-id',
+    GOOGLE_CLIENT_SECRET: 'g-secret',
+    GOOGLE_AUTH_URL: 'https://google.proxy.example/auth',
+    GOOGLE_TOKEN_URL: 'https://google.proxy.example/token',
+    GOOGLE_CALENDAR_API_URL: 'https://google.proxy.example/calendar/v3',
+    GOOGLE_REVOKE_URL: 'https://google.proxy.example/revoke',
+  }).calendarProviders;
+  t.deepEqual(sovereign.microsoft, {
+    clientId: 'ms-id',
+    clientSecret: 'ms-secret',
+    authorityUrl: 'https://login.microsoftonline.us/tenant',
+    graphUrl: 'https://graph.microsoft.us/v1.0',
+  });
+  t.deepEqual(sovereign.google, {
+    clientId: 'g-id',
+    clientSecret: 'g-secret',
+    authUrl: 'https://google.proxy.example/auth',
+    tokenUrl: 'https://google.proxy.example/token',
+    calendarApiUrl: 'https://google.proxy.example/calendar/v3',
+    revokeUrl: 'https://google.proxy.example/revoke',
+  });
+  t.throws(() => loadConfig({ MICROSOFT_GRAPH_URL: 'ftp://graph.example' }), {
+    instanceOf: ConfigError,
+    message: /MICROSOFT_GRAPH_URL/,
+  });
+});
