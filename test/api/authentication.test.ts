@@ -148,7 +148,7 @@ test('a missing scope: 403 with the exact message and insufficient_scope challen
   );
 });
 
-test('ORG_ scopes grant the matching TEAM_ scope, not the other way round', async (t) => {
+test('ORG_ scopes grant the matching TEAM_ scope, not the other way round; TEAM_ covers one team on both paths', async (t) => {
   const scene = await buildScene(system.stores.db.knex, { member: { org: 'MEMBER', team: 'MEMBER' } });
   const orgToken = await token({ userId: scene.users.member.id, scopes: ['ORG_PROFILE_READ'] });
   const teamToken = await token({ userId: scene.users.member.id, scopes: ['TEAM_PROFILE_READ'] });
@@ -159,6 +159,13 @@ test('ORG_ scopes grant the matching TEAM_ scope, not the other way round', asyn
     200,
   );
   t.is((await call('GET', `/v2/organizations/${scene.orgId}/teams`, { token: orgToken })).status, 200);
+  // A team scope covers the routes that target one team, under /v2/teams and under the organization.
+  t.is((await call('GET', `/v2/teams/${scene.teamId}`, { token: teamToken })).status, 200);
+  t.is(
+    (await call('GET', `/v2/organizations/${scene.orgId}/teams/${scene.teamId}`, { token: teamToken }))
+      .status,
+    200,
+  );
   const refused = await call('GET', `/v2/organizations/${scene.orgId}/teams`, { token: teamToken });
   t.is(refused.status, 403);
   t.is(
