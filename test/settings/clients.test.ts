@@ -330,3 +330,45 @@ test('the token store holds a shown-once secret only sealed, under the hash of t
     'nor the id that unseals it',
   );
 });
+
+test('edit of an approved legacy client: saving only user-level scopes keeps it APPROVED and ends legacy; TEAM_/ORG_ scopes send it to review', async (t) => {
+  const owner = await insertUser(world.knex());
+  const browser = await signedIn(world, owner);
+  const legacyClient = async (scopes: string[]) =>
+    (
+      await insertClient(world.system.stores.db.knex, {
+        ownerUserId: owner.user.id,
+        name: `Legacy ${scopes.join(' ') || 'none'}`,
+        redirectUris: ['https://legacy.example/cb'],
+        scopes,
+      })
+    ).client;
+  /** The edit form as the owner sends it: the client's own fields, with `scopes` ticked. */
+  const saveScopes = async (client: { id: string; name: string }, scopes: string[]) => {
+    const path = `${CLIENTS}/${client.id}`;
+    const edit = page(await browser.open(`${path}/edit`));
+    const ticked = Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));
+    const saved = await post(browser, edit, path, {
+      name: client.name,
+      redirectUris: 'https://legacy.example/cb',
+      ...ticked,
+    });
+    t.is(saved.status, 200, saved.html);
+    return (await findOAuthClient(world.system.stores.db.knex, client.id))!;
+  };
+
+  // No scopes at all, and the old READ_BOOKING (shown on the form as a kept legacy value).
+  for (const before of [[], ['READ_BOOKING']]) {
+    const client = await legacyClient(before);
+    t.true(client.isLegacy);
+    const after = await saveScopes(client, ['BOOKING_READ', 'PROFILE_READ']);
+    t.is(after.reviewStatus, 'APPROVED', `from ${JSON.stringify(before)}`);
+    t.false(after.isLegacy);
+    t.deepEqual([...after.scopes].sort(), ['BOOKING_READ', 'PROFILE_READ']);
+  }
+  for (const wide of ['TEAM_BOOKING_READ', 'ORG_PROFILE_READ']) {
+    const after = await saveScopes(await legacyClient([]), ['BOOKING_READ', wide]);
+    t.is(after.reviewStatus, 'PENDING', wide);
+    t.false(after.isLegacy);
+  }
+});
