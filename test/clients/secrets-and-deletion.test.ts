@@ -91,6 +91,30 @@ test('two active -> revoke one -> one active: the revoked secret fails at once; 
   t.true(actions.includes('oauth_client.secret_revoked'));
 });
 
+test('at most 2 active secrets holds under concurrency: of parallel generations one wins; of parallel revocations of both, one', async (t) => {
+  const client = await createClient(world, owner);
+  const generated = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      world.call('POST', `/v2/oauth-clients/${client.id}/secrets`, { token: owner.apiKey }),
+    ),
+  );
+  t.is(generated.filter((r) => r.status === 201).length, 1, generated.map((r) => r.status).join(','));
+  for (const refused of generated.filter((r) => r.status !== 201)) {
+    t.is(refused.status, 400);
+    t.is(refused.body.error.message, 'Maximum of 2 secrets allowed. Delete an existing secret first.');
+  }
+  const listed = await world.call('GET', `/v2/oauth-clients/${client.id}/secrets`, { token: owner.apiKey });
+  t.is(listed.body.data.length, 2);
+  const revoked = await Promise.all(
+    listed.body.data.map((secret: { id: number }) =>
+      world.call('DELETE', `/v2/oauth-clients/${client.id}/secrets/${secret.id}`, { token: owner.apiKey }),
+    ),
+  );
+  t.deepEqual(revoked.map((r) => r.status).sort(), [200, 400]);
+  const left = await world.call('GET', `/v2/oauth-clients/${client.id}/secrets`, { token: owner.apiKey });
+  t.is(left.body.data.length, 1, 'a confidential client keeps one secret');
+});
+
 test('public clients have no secrets', async (t) => {
   const client = await createClient(world, owner, { clientType: 'public' });
   t.is(client.secret, null);
