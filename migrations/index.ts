@@ -21,6 +21,7 @@ import * as calendarVersion from './0019_calendar_version.ts';
 import * as calendarConnectionServer from './0020_calendar_connection_server.ts';
 import * as credentialEpoch from './0021_credential_epoch.ts';
 import * as hashedTokenIds from './0022_hashed_token_ids.ts';
+import * as memberRoleListMembers from './0023_member_role_list_members.ts';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,4 +55,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['0020_calendar_connection_server', calendarConnectionServer],
   ['0021_credential_epoch', credentialEpoch],
   ['0022_hashed_token_ids', hashedTokenIds],
+  ['0023_member_role_list_members', memberRoleListMembers],
 ];

@@ -48,6 +48,17 @@ test("an organization member who may edit roles cannot give their own role organ
   t.is((await list()).status, 403, 'still no list of the members');
 });
 
+test('GET .../roles: member_role does not show organization.listMembers, which a member cannot use', async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER' }, member: { org: 'MEMBER' } });
+  const token = s.users.member.apiKey;
+  const roles = await call('GET', `/v2/organizations/${s.orgId}/roles`, { token });
+  t.is(roles.status, 200, JSON.stringify(roles.body));
+  const memberRole = roles.body.data.find((role: { id: string }) => role.id === 'member_role');
+  t.false(memberRole.permissions.includes('organization.listMembers'), JSON.stringify(memberRole));
+  t.true(memberRole.permissions.includes('team.listMembers'), 'a member still lists their own teams');
+  t.is((await call('GET', `/v2/organizations/${s.orgId}/memberships`, { token })).status, 403);
+});
+
 test("an organization member who may edit roles cannot widen their team rights to the organization's other teams", async (t) => {
   const s = await buildScene(
     knex(),

@@ -94,3 +94,22 @@ eachBackend(
     t.is(row.name, `Owner (role_reserved_${sequence})`);
   },
 );
+
+eachBackend(
+  'migration 0023 takes organization.listMembers off member_role; its down puts it back',
+  async (t, knex) => {
+    const step = migrations.find(([name]) => name === '0023_member_role_list_members')![1];
+    const memberRole = async () =>
+      (
+        (await knex('role_permissions').where({ role_id: 'member_role' }).pluck('permission')) as string[]
+      ).sort();
+    t.false((await memberRole()).includes('organization.listMembers'));
+    await step.down(knex);
+    try {
+      t.true((await memberRole()).includes('organization.listMembers'));
+    } finally {
+      await step.up(knex);
+    }
+    t.deepEqual(await memberRole(), [...SYSTEM_ROLE_PERMISSIONS.member_role].sort());
+  },
+);

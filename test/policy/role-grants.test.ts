@@ -147,10 +147,10 @@ const CASES: ReadonlyArray<readonly [string, HoldingsInput, string[], string[]]>
     [],
   ],
   [
-    "org MEMBER + team MEMBER: member_role's reads in that team",
+    "org MEMBER + team MEMBER: member_role's reads in that team (not the organization's member list)",
     team({ orgMembership: member('MEMBER'), teamMembership: member('MEMBER') }),
     ['team.listMembers', 'booking.read', 'organization.listMembers', 'team.invite'],
-    ['team.invite'],
+    ['organization.listMembers', 'team.invite'],
   ],
   [
     "org MEMBER in no team: not member_role's team reads",
@@ -206,6 +206,12 @@ test('holdings of the system roles are the policy lists (organization level)', (
     t.true(SYSTEM_ROLE_PERMISSIONS.member_role.includes(permission), permission);
   }
   t.deepEqual(heldPermissions(org({ orgMembership: member('OWNER') })), ['*.*']);
+});
+
+test("member_role does not list organization.listMembers (the members' list is ADMIN's)", (t) => {
+  t.false(SYSTEM_ROLE_PERMISSIONS.member_role.includes('organization.listMembers'));
+  t.false(holdsPermission(SYSTEM_ROLE_PERMISSIONS.member_role, 'organization.listMembers'));
+  t.true(holdsPermission(SYSTEM_ROLE_PERMISSIONS.admin_role, 'organization.listMembers'));
 });
 
 test('holdsPermission: a pattern only when all it stands for is held', (t) => {

@@ -1,7 +1,7 @@
 // The three system roles and the permissions each holds. The single source for the code:
 // `role-grants.ts` reads these lists to know what a membership role holds. The seeded rows
-// (migration 0003, which keeps its own historical copy) must equal them: test/db/role-rows.test.ts
-// compares the two.
+// (migration 0003, which keeps its own historical copy, and the steps that changed them since:
+// 0023) must equal them: test/db/role-rows.test.ts compares the two.
 import type { PermissionPattern } from './permissions.ts';
 import type { Role } from './roles.ts';
 
@@ -23,9 +23,10 @@ export const SYSTEM_ROLE_PERMISSIONS: Readonly<Record<SystemRoleId, readonly Per
     'organization.listMembers',
     'organization.changeMemberRole',
   ],
+  // No organization.listMembers: listing an organization's members needs ADMIN (or that permission
+  // on a custom role), so the role list must not show members holding it.
   member_role: [
     'organization.read',
-    'organization.listMembers',
     'team.read',
     'team.listMembers',
     'role.read',
@@ -40,9 +41,8 @@ export const SYSTEM_ROLE_PERMISSIONS: Readonly<Record<SystemRoleId, readonly Per
  * organization (a custom role, or one assigned to an organization membership) applies: the part of
  * member_role that the MEMBER role itself opens there (its roles, the list of its teams). The rest
  * of member_role (team.listMembers, eventType.read, booking.read, schedule.read) a member holds
- * only in their own teams, through their team membership, and organization.listMembers not at all:
- * listing an organization's members needs ADMIN. Counting the whole list let a member who may edit
- * roles give themselves those rights in every team, or the member list.
+ * only in their own teams, through their team membership. Counting the whole list let a member who
+ * may edit roles give themselves those rights in every team.
  */
 export const ORGANIZATION_MEMBER_HOLDS: readonly PermissionPattern[] = [
   'organization.read',
