@@ -1,5 +1,6 @@
 import test from 'ava';
 import {
+  insertClient,
   insertCustomRole,
   insertMembership,
   insertTeam,
@@ -375,6 +376,42 @@ test('an invitation to an address reaches only an account whose address is verif
       .status,
     200,
   );
+});
+
+test("an invitation to an address never reaches a managed user with that address, only a regular account's", async (t) => {
+  const inviter = await insertUser(knex());
+  const { client } = await insertClient(knex(), { ownerUserId: inviter.id });
+  const address = `managed-invitee-${inviter.id}@example.test`;
+  // The client sets a managed user's address, which counts as verified from the start.
+  const managed = await insertUser(knex(), { email: address, managedByClientId: client.id });
+  t.not(managed.user.emailVerifiedAt, null);
+  const managedKey = managed.apiKey;
+  const team = await teamOf(inviter);
+  const invited = await call('POST', `/v2/teams/${team}/memberships`, {
+    token: inviter.apiKey,
+    body: { email: address, role: 'MEMBER' },
+  });
+  t.is(invited.status, 201, JSON.stringify(invited.body));
+  const id = invited.body.data.id;
+  const listed = await call('GET', '/v2/me/invitations', { token: managedKey });
+  t.is(listed.status, 200, JSON.stringify(listed.body));
+  t.deepEqual(listed.body.data, []);
+  for (const answer of ['accept', 'decline']) {
+    const answered = await call('POST', `/v2/me/invitations/${id}/${answer}`, { token: managedKey });
+    t.is(answered.status, 404, `${answer}: ${JSON.stringify(answered.body)}`);
+    t.is(answered.body.error.message, 'Invitation not found');
+  }
+  t.deepEqual(await knex()('memberships').where({ id }).first('user_id', 'invited_email', 'accepted'), {
+    user_id: null,
+    invited_email: address,
+    accepted: false,
+  });
+  // Managed users have an e-mail namespace of their own: a regular account may hold the address too.
+  const regular = await insertUser(knex(), { email: address });
+  t.is((await call('GET', '/v2/me/invitations', { token: regular.apiKey })).body.data.length, 1);
+  const accepted = await call('POST', `/v2/me/invitations/${id}/accept`, { token: regular.apiKey });
+  t.is(accepted.status, 200, JSON.stringify(accepted.body));
+  t.is(accepted.body.data.userId, regular.id);
 });
 
 test('invitations are answered by the user, not by a third-party app', async (t) => {

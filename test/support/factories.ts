@@ -51,6 +51,8 @@ export interface UserOptions {
   weekStart?: Weekday;
   /** Make an API key (default true). */
   withApiKey?: boolean;
+  /** A managed user of this OAuth client (deprecated family), its address verified as the API makes them. */
+  managedByClientId?: string;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function insertUser(knex: Knex, options: UserOptions = {}): Promise
     emailVerifiedAt: new Date(),
     onboardingStep: 'complete',
     isServiceAdmin: options.serviceAdmin ?? false,
+    ...(options.managedByClientId ? { managedByClientId: options.managedByClientId } : {}),
     ...(options.timeZone ? { timeZone: options.timeZone } : {}),
     ...(options.weekStart ? { weekStart: options.weekStart } : {}),
   });

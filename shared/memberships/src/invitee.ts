@@ -16,7 +16,8 @@ import type { Runtime } from '@sched/runtime/runtime';
 /**
  * The invitee's side of invitations, the same for the API (`/v2/me/invitations`) and the settings
  * pages: only the invitee changes `accepted`. Invitations sent to an e-mail address reach the
- * account whose address it is only once that address is verified.
+ * account whose address it is only once that address is verified, and never a managed user (its
+ * client sets its address, which counts as verified without anyone proving it).
  */
 
 export const INVITATION_NOT_FOUND = 'Invitation not found';
@@ -24,10 +25,13 @@ export const ACCEPT_ORGANIZATION_FIRST =
   'Accept the invitation to the organization first: a team of an organization is joined after the organization';
 export const ALREADY_A_MEMBER = 'You already have a membership there; decline this invitation instead';
 
-export const inviteeOf = (user: Pick<User, 'id' | 'email' | 'emailVerifiedAt'>): Invitee => ({
+export const inviteeOf = (
+  user: Pick<User, 'id' | 'email' | 'emailVerifiedAt' | 'managedByClientId'>,
+): Invitee => ({
   userId: user.id,
   email: user.email,
   emailVerified: user.emailVerifiedAt !== null,
+  managed: user.managedByClientId !== null,
 });
 
 type Deps = Pick<Runtime, 'stores'>;

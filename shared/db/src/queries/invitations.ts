@@ -16,12 +16,15 @@ import { isUniqueViolation } from './pg-errors.ts';
 
 /**
  * Pending memberships as their invitee sees them (docs/schema.md, "Invitations"): those of the
- * user, and those sent to the user's e-mail address, once that address is verified.
+ * user, and those sent to the user's e-mail address, once that address is verified, and only for a
+ * regular account: a managed user's address is set by its OAuth client and never proved by anyone.
  */
 export interface Invitee {
   userId: number;
   email: string;
   emailVerified: boolean;
+  /** A managed user of the deprecated family (`managed_by_client_id` set). */
+  managed: boolean;
 }
 
 export interface Invitation {
@@ -75,7 +78,7 @@ function visibleTo(knex: Knex, invitee: Invitee) {
     .where('m.accepted', false)
     .where((who) => {
       who.where('m.user_id', invitee.userId);
-      if (invitee.emailVerified) {
+      if (invitee.emailVerified && !invitee.managed) {
         who.orWhere((byAddress) =>
           byAddress.whereNull('m.user_id').whereRaw('lower(m.invited_email) = lower(?)', [invitee.email]),
         );
