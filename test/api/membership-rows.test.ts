@@ -436,3 +436,52 @@ test('removing an organization member who owns one of its teams needs an organiz
   });
   t.is(byOwner.status, 200, JSON.stringify(byOwner.body));
 });
+
+test('removing an organization member who is an admin of one of its teams needs an organization admin or owner, not organization.remove alone', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER', team: 'OWNER' },
+      admin: { org: 'ADMIN' },
+      remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+      teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+      teamAdmin2: { org: 'MEMBER', team: 'ADMIN' },
+      teamAdmin3: { org: 'MEMBER', team: 'ADMIN' },
+      teamMember: { org: 'MEMBER', team: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const orgPath = `/v2/organizations/${s.orgId}/memberships`;
+  const token = s.users.remover.apiKey;
+  const refused = await call('DELETE', `${orgPath}/${s.orgMembership.teamAdmin}`, { token });
+  t.is(refused.status, 403, JSON.stringify(refused.body));
+  t.is(
+    refused.body.error.message,
+    'Only an organization admin or owner can remove from the organization a member who is an admin of one of its teams',
+  );
+  const kept = await knex()('memberships').whereIn('id', [
+    s.orgMembership.teamAdmin!,
+    s.teamMembership.teamAdmin!,
+  ]);
+  t.is(kept.length, 2, 'both memberships stay');
+  t.deepEqual(await eventsOf('membership', s.orgMembership.teamAdmin!), []);
+  // A team MEMBER the remover does not outrank goes, with their team membership.
+  t.is((await call('DELETE', `${orgPath}/${s.orgMembership.teamMember}`, { token })).status, 200);
+  t.is((await knex()('memberships').where({ id: s.teamMembership.teamMember })).length, 0);
+  // An organization admin removes a team admin; so does the remover once the team's owner has
+  // removed the team membership (where team roles count).
+  const byAdmin = await call('DELETE', `${orgPath}/${s.orgMembership.teamAdmin2}`, {
+    token: s.users.admin.apiKey,
+  });
+  t.is(byAdmin.status, 200, JSON.stringify(byAdmin.body));
+  const fromTeam = await call('DELETE', `/v2/teams/${s.teamId}/memberships/${s.teamMembership.teamAdmin3}`, {
+    token: s.users.owner.apiKey,
+  });
+  t.is(fromTeam.status, 200, JSON.stringify(fromTeam.body));
+  t.is((await call('DELETE', `${orgPath}/${s.orgMembership.teamAdmin3}`, { token })).status, 200);
+  // A team admin leaves the organization themselves (a team admin may leave the team).
+  const left = await call('DELETE', `${orgPath}/${s.orgMembership.teamAdmin}`, {
+    token: s.users.teamAdmin.apiKey,
+  });
+  t.is(left.status, 200, JSON.stringify(left.body));
+});

@@ -1,6 +1,7 @@
 import type { MembershipFacts } from '@sched/policy/access';
 import {
   checkOrgMembershipRemoval,
+  checkOrgRemovalOfTeamRoles,
   checkRoleAssignment,
   checkTeamMembershipRemoval,
   effectiveOrgRole,
@@ -366,3 +367,34 @@ for (const [actorOrgRole, targetRole, self, expected] of orgRemovals) {
     t.deepEqual(checkOrgMembershipRemoval({ actorOrgRole, targetRole, self }), expected);
   });
 }
+
+// Removing an organization membership takes the member's team memberships along: the team roles it
+// takes must be ones the remover's organization role may remove.
+test('checkOrgRemovalOfTeamRoles: every org role x highest team role x self combination', (t) => {
+  const leaving =
+    "A team owner cannot remove their own membership: hand the ownership of this organization's teams on before leaving it";
+  const owner = 'Only a team owner or an organization admin or owner can remove a team owner';
+  const admin =
+    'Only an organization admin or owner can remove from the organization a member who is an admin of one of its teams';
+  for (const actorOrgRole of maybeRoles) {
+    for (const targetTeamRole of maybeRoles) {
+      for (const self of [false, true]) {
+        let expected: RuleResult = OK;
+        if (self) expected = targetTeamRole === 'OWNER' ? no(leaving) : OK;
+        else if (rank(targetTeamRole) > 1 && rank(actorOrgRole) < 2) {
+          expected = no(targetTeamRole === 'OWNER' ? owner : admin);
+        }
+        t.deepEqual(
+          checkOrgRemovalOfTeamRoles({ actorOrgRole, targetTeamRole, self }),
+          expected,
+          `${actorOrgRole} removes ${self ? 'self' : 'other'} of team role ${targetTeamRole}`,
+        );
+      }
+    }
+  }
+  // The row of the finding: organization.remove alone (an org MEMBER) does not take a team ADMIN along.
+  t.deepEqual(
+    checkOrgRemovalOfTeamRoles({ actorOrgRole: 'MEMBER', targetTeamRole: 'ADMIN', self: false }),
+    no(admin),
+  );
+});

@@ -2,7 +2,7 @@
 // Violations are 403s. These run AFTER `decideAccess`: a PBAC permission opens the endpoint but
 // never lifts these rules.
 import type { MembershipFacts } from './access.ts';
-import { higherRole, type Role, roleAtLeast, roleRank } from './roles.ts';
+import { higherRole, ROLE_RANK, type Role, roleAtLeast, roleRank } from './roles.ts';
 
 export type RuleResult = { allowed: true } | { allowed: false; reason: string };
 
@@ -90,6 +90,32 @@ export function checkTeamMembershipRemoval(input: TeamMembershipRemovalInput): R
     );
   }
   return ok;
+}
+
+export const TEAM_OWNER_LEAVING =
+  "A team owner cannot remove their own membership: hand the ownership of this organization's teams on before leaving it";
+
+export const TEAM_ADMIN_REMOVAL_REFUSAL =
+  'Only an organization admin or owner can remove from the organization a member who is an admin of one of its teams';
+
+/**
+ * DELETE of an organization membership, for the memberships of the organization's teams it takes
+ * along (docs/decisions.md): it must not do what the team rules refuse, judged by the remover's
+ * organization role. Leaving: refused while the member owns one of the teams (a team owner never
+ * removes their own membership). Removing someone: a member who is an owner or admin of one of the
+ * teams needs an organization admin or owner (a holder of `organization.remove` alone is outranked
+ * there); they may instead be removed from the team first, where team roles count.
+ */
+export function checkOrgRemovalOfTeamRoles(input: {
+  actorOrgRole: Role | null;
+  /** The highest role the target holds (accepted) in the organization's teams; null for none. */
+  targetTeamRole: Role | null;
+  self: boolean;
+}): RuleResult {
+  const { actorOrgRole, targetTeamRole, self } = input;
+  if (self) return targetTeamRole === 'OWNER' ? refuse(TEAM_OWNER_LEAVING) : ok;
+  if (roleRank(targetTeamRole) <= ROLE_RANK.MEMBER || roleAtLeast(actorOrgRole, 'ADMIN')) return ok;
+  return refuse(targetTeamRole === 'OWNER' ? TEAM_OWNER_REMOVAL_REFUSAL : TEAM_ADMIN_REMOVAL_REFUSAL);
 }
 
 /**

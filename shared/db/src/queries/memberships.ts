@@ -1,4 +1,4 @@
-import type { Role } from '@sched/policy/roles';
+import { higherRole, type Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { DuplicateRecordError, type RecordKind, RecordNotFoundError } from '../errors.ts';
 import { bumpAfterWrite, transactionWithBumps, type VersionBumper } from '../versions.ts';
@@ -479,17 +479,18 @@ async function clearLimitsOutsideOrganizations(trx: Knex, userId: number | strin
   return gone.length > 0;
 }
 
-/** Whether the user holds an accepted OWNER membership of one of the organization's teams. */
-export async function ownsTeamOfOrganization(
+/** The highest role the user holds (accepted) in the organization's teams; null for none. */
+export async function highestTeamRoleInOrganization(
   knex: Knex,
   organizationId: number,
   userId: number,
-): Promise<boolean> {
-  const row = await knex('memberships')
+): Promise<Role | null> {
+  const roles = (await knex('memberships')
     .whereIn('team_id', knex('teams').select('id').where('organization_id', organizationId))
-    .where({ user_id: userId, role: 'OWNER', accepted: true })
-    .first('id');
-  return row !== undefined;
+    .where({ user_id: userId, accepted: true })
+    .distinct()
+    .pluck('role')) as Role[];
+  return roles.reduce<Role | null>((highest, role) => higherRole(highest, role), null);
 }
 
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */

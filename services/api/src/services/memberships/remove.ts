@@ -3,34 +3,30 @@ import {
   deleteMembership,
   deleteOrganizationMembership,
   findMembership,
+  highestTeamRoleInOrganization,
   type Membership,
-  ownsTeamOfOrganization,
 } from '@sched/db/queries/memberships';
-import { ForbiddenError, NotFoundError } from '@sched/kit/errors';
+import { NotFoundError } from '@sched/kit/errors';
 import {
   checkOrgMembershipRemoval,
+  checkOrgRemovalOfTeamRoles,
   checkTeamMembershipRemoval,
   effectiveOrgRole,
-  TEAM_OWNER_REMOVAL_REFUSAL,
 } from '@sched/policy/membership-rules';
-import { roleAtLeast } from '@sched/policy/roles';
 import type { Permission } from '@sched/policy/permissions';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import { enforce, parentOf, requireAccess, teamInOrganization } from './context.ts';
 import { MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
-export const TEAM_OWNER_LEAVING =
-  "A team owner cannot remove their own membership: hand the ownership of this organization's teams on before leaving it";
-
 /**
  * DELETE. Any member may leave (delete their own membership) except an owner; removing someone
  * else needs ADMIN or the family's `*.remove` permission. Team memberships follow the team-owner
  * removal rules (only a team owner removes another owner, org admins and owners may, nobody removes
  * their own owner membership) and the rank rule; organization memberships the rank rule and "an
- * owner does not remove themselves". Leaving an organization also removes the user's memberships
- * of its teams, so an owner of one of them cannot leave it either, and only an organization admin
- * or owner removes them.
+ * owner does not remove themselves". Removing an organization membership also removes the user's
+ * memberships of its teams, so an owner of one of them cannot leave it either, and only an
+ * organization admin or owner removes a member who is an owner or admin of one of them.
  */
 export async function removeMembership(
   deps: Runtime,
@@ -59,14 +55,16 @@ export async function removeMembership(
         self,
       }),
     );
-    // Removing an organization membership takes its teams' memberships along, so the team-owner
-    // rules hold here too: a team owner does not leave that way, and only an organization admin or
-    // owner (not organization.remove alone) removes a member who owns one of its teams.
-    const actorIsOrgAdmin = roleAtLeast(effectiveOrgRole(access.orgMembership), 'ADMIN');
-    if ((self || !actorIsOrgAdmin) && target.userId !== null) {
-      if (await ownsTeamOfOrganization(knex, parent.id, target.userId)) {
-        throw new ForbiddenError(self ? TEAM_OWNER_LEAVING : TEAM_OWNER_REMOVAL_REFUSAL);
-      }
+    // Removing an organization membership takes its teams' memberships along, so the team rules
+    // hold for those too: nobody takes along a team role the team rules would not let them remove.
+    if (target.userId !== null) {
+      enforce(
+        checkOrgRemovalOfTeamRoles({
+          actorOrgRole: effectiveOrgRole(access.orgMembership),
+          targetTeamRole: await highestTeamRoleInOrganization(knex, parent.id, target.userId),
+          self,
+        }),
+      );
     }
     if (
       !(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId, audited))
