@@ -337,8 +337,14 @@ async function connectionOfA(): Promise<number> {
   return saved.id;
 }
 
+/** A client A owns that also belongs to A's organization: B is neither its owner nor a member. */
 async function clientOfA(): Promise<TestClient> {
-  return insertClient(knex(), { ownerUserId: f.a.id, name: `App ${MARK}`, scopes: ['PROFILE_READ'] });
+  return insertClient(knex(), {
+    ownerUserId: f.a.id,
+    organizationId: f.orgId,
+    name: `App ${MARK}`,
+    scopes: ['PROFILE_READ'],
+  });
 }
 
 async function secretOf(clientId: string): Promise<string> {
