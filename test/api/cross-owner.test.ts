@@ -1089,3 +1089,34 @@ for (const route of routes) {
     if (c.view) t.deepEqual(await c.view(), before, "A's object is unchanged");
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// An object both use
+
+/** A token of a grant of `userId` to `clientId`: the grant is what the owner index holds. */
+async function grantedToken(userId: number, clientId: string): Promise<string> {
+  const grantId = `grant-${uniqueTag()}`;
+  const iat = Math.floor(Date.now() / 1000);
+  await world
+    .store()
+    .upsert(
+      'Grant',
+      grantId,
+      { kind: 'Grant', jti: grantId, accountId: String(userId), clientId, iat, exp: iat + 3600 },
+      3600,
+    );
+  return createTestAccessToken(world.system.stores, { userId, clientId, grantId, scopes: ['PROFILE_READ'] });
+}
+
+test.serial("B disconnecting A's client from B's account ends B's tokens for it, never A's", async (t) => {
+  const clientId = (await clientOfA()).client.id;
+  const aToken = await grantedToken(f.a.id, clientId);
+  const bToken = await grantedToken(f.b.id, clientId);
+  const path = `/v2/me/connected-apps/${encodeURIComponent(clientId)}`;
+  const response = await call('DELETE', path, { token: f.b.apiKey });
+  t.is(response.status, 204);
+  t.is((await call('GET', '/v2/me', { token: bToken })).status, 401, "B's token for the client ended");
+  t.is((await call('GET', '/v2/me', { token: aToken })).status, 200, "A's token for the client still works");
+  const again = await call('DELETE', path, { token: f.b.apiKey });
+  assertRefusal(t, again, notFound('Connected app not found'), path, 'again');
+});
