@@ -532,7 +532,7 @@ test.serial(
     showsNothingOfA(t, onA, 'reveal');
     const ownerSees = page(await f.aBrowser.open(revealUrl));
     t.true(ownerSees.html.includes('id="new-secret"'), "B's try did not use up A's reveal");
-    // The secret A made here: revoked again, so that the snapshots of later cases hold.
+    // The secret A made here is deleted again, so that the snapshots of later cases hold.
     const secrets = await knex()('oauth_client_secrets')
       .where({ client_id: f.aClient.client.id })
       .whereNull('revoked_at')
