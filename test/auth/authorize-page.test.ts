@@ -262,10 +262,17 @@ test('Deny: 303 to the redirect_uri with access_denied, state and iss', async (t
 // --- success -----------------------------------------------------------------------------------
 
 test('Allow: 303 to redirect_uri?code&state&iss; comma-separated scopes and no response_type are accepted', async (t) => {
+  // Its own organization owner: another test's consent to the same scopes would skip the page.
+  const owner = await insertUser(system.stores.db.knex);
+  await createOrganization(system.stores.db.knex, system.stores.tokenStore, {
+    name: 'Allow',
+    slug: `allow-${Date.now()}`,
+    ownerUserId: owner.user.id,
+  });
   const { outcome, consentShown } = await authorizeInBrowser(
     system.url,
     authorizeUrl(system.url, base(app, { scope: 'PROFILE_READ,ORG_BOOKING_READ' })),
-    { user },
+    { user: owner },
   );
   t.true(consentShown);
   t.is(outcome.kind, 'redirect');
