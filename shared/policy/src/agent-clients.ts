@@ -93,3 +93,17 @@ export function isLoopbackRedirect(uri: string): boolean {
 /** An agent whose redirect URIs all go to the user's computer is a native app (RFC 8252). */
 export const isNativeAgent = (redirectUris: readonly string[]): boolean =>
   redirectUris.length > 0 && redirectUris.every(isLoopbackRedirect);
+
+/**
+ * May an authorization error go back to `redirectUri` by itself, before the user has done
+ * anything? Not for an agent no administrator has approved: anyone can publish a metadata document
+ * naming any site, and an automatic error redirect would make this server an open redirector for
+ * phishing (RFC 9700 4.11.2). A loopback redirect goes back to the user's own computer and stays.
+ */
+export function errorRedirectAllowed(
+  registration: ClientRegistration,
+  status: ReviewState,
+  redirectUri: string,
+): boolean {
+  return !isAgentRegistration(registration) || status === 'APPROVED' || isLoopbackRedirect(redirectUri);
+}

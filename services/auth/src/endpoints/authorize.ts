@@ -1,7 +1,12 @@
 import { redirectUriAllowed } from '@sched/policy/redirect-uris';
 import { checkAuthorizationScopes } from '@sched/policy/authorization-scopes';
 import { protectedResources } from '@sched/policy/protected-resources';
-import { agentRequestedScopes, agentScopeCeiling, isAgentRegistration } from '@sched/policy/agent-clients';
+import {
+  agentRequestedScopes,
+  agentScopeCeiling,
+  errorRedirectAllowed,
+  isAgentRegistration,
+} from '@sched/policy/agent-clients';
 import { isKnownScope, parseScopeParameter } from '@sched/policy/scopes';
 import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import type { Context, Next } from 'koa';
@@ -39,6 +44,11 @@ const PAGE = {
     ),
   scopeRequired: (message: string) => new AuthorizationPageError('Missing permissions', message),
   document: (message: string) => new AuthorizationPageError('Application cannot be used', message),
+  unverifiedRedirect: (redirectUri: string, description: string) =>
+    new AuthorizationPageError(
+      'Application not verified',
+      `This application has not been verified by an administrator, so this page does not send you on to ${new URL(redirectUri).host}. The request was refused: ${description}`,
+    ),
   pkceRequired: () =>
     new AuthorizationPageError(
       'Missing code challenge',
@@ -74,7 +84,29 @@ export function authorizationRequest(deps: AuthDeps) {
     if (refusal === 'rejected') throw PAGE.rejected();
     const redirectUri = singleQueryValue(ctx, 'redirect_uri');
     if (!redirectUri || !redirectUriAllowed(client.redirectUris, redirectUri)) throw PAGE.redirectUri();
+    if (errorRedirectAllowed(client.registration, client.reviewStatus, redirectUri))
+      return checked(ctx, next, client, redirectUri);
+    // An unverified agent's errors stay here: its redirect URI is whatever its document says.
+    try {
+      await checked(ctx, next, client, redirectUri);
+    } catch (error) {
+      if (error instanceof AuthorizationRedirectError)
+        throw PAGE.unverifiedRedirect(redirectUri, error.message);
+      throw error;
+    }
+    const refused = errorRedirect(ctx);
+    if (refused) {
+      ctx.remove('Location');
+      throw PAGE.unverifiedRedirect(redirectUri, refused);
+    }
+  }
 
+  async function checked(
+    ctx: Context,
+    next: Next,
+    client: OAuthClientWithSecrets,
+    redirectUri: string,
+  ): Promise<void> {
     const state = singleQueryValue(ctx, 'state');
     const codeChallenge = singleQueryValue(ctx, 'code_challenge');
     let requested = parseScopeParameter(singleQueryValue(ctx, 'scope'));
@@ -117,6 +149,15 @@ export function authorizationRequest(deps: AuthDeps) {
     ctx.query = query;
     await next();
   }
+}
+
+/** The description (or code) of an error the provider redirected with; null for anything else. */
+function errorRedirect(ctx: Context): string | null {
+  if (ctx.status < 300 || ctx.status >= 400) return null;
+  const location = URL.parse(ctx.response.get('Location'));
+  const error = location?.searchParams.get('error');
+  if (!error) return null;
+  return location?.searchParams.get('error_description') ?? error;
 }
 
 export const WITHHELD_DESCRIPTION =
