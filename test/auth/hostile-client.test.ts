@@ -402,3 +402,119 @@ test('session fixation: a session cookie held before sign-in is not the one afte
   if (theirs.status === 200) t.false((await theirs.text()).includes(victim.email));
   else t.is(theirs.status, 303);
 });
+
+// --- replays reach the whole grant ----------------------------------------------------------------
+
+test('a replayed code revokes the tokens the first redemption led to, after a refresh too', async (t) => {
+  const victim = await insertUser(knex());
+  const flight = await codeFor(world.clients.app, victim);
+  const first = await flight.exchange();
+  t.is(first.status, 200);
+  const refreshed = await tokenRequest(system.url, {
+    ...clientCredentials(world.clients.app),
+    grant_type: 'refresh_token',
+    refresh_token: String(first.body.refresh_token),
+  });
+  t.is(refreshed.status, 200);
+  t.is((await call('GET', '/v2/me', { token: String(refreshed.body.access_token) })).status, 200);
+  // The attacker replays the code they intercepted.
+  t.deepEqual((await flight.exchange()).body, CODE_REFUSED);
+  t.is((await call('GET', '/v2/me', { token: String(refreshed.body.access_token) })).status, 401);
+  const again = await tokenRequest(system.url, {
+    ...clientCredentials(world.clients.app),
+    grant_type: 'refresh_token',
+    refresh_token: String(refreshed.body.refresh_token),
+  });
+  t.deepEqual(again.body, { error: 'invalid_grant', error_description: 'invalid_refresh_token' });
+});
+
+test('a native client: the code exchange repeats the loopback port of the authorization', async (t) => {
+  const { insertClient } = await import('../support/factories.ts');
+  const native = await insertClient(knex(), {
+    type: 'public',
+    redirectUris: ['http://127.0.0.1/callback'],
+    scopes: ['PROFILE_READ'],
+  });
+  const victim = await insertUser(knex());
+  const pkce = pkcePair();
+  const { code } = await obtainCode(
+    system.url,
+    {
+      client_id: native.client.id,
+      redirect_uri: 'http://127.0.0.1:50111/callback',
+      scope: 'PROFILE_READ',
+      state: 's',
+      code_challenge: pkce.challenge,
+    },
+    { user: victim },
+  );
+  // Another local listener (another port) cannot redeem it.
+  const elsewhere = await tokenRequest(system.url, {
+    client_id: native.client.id,
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: 'http://127.0.0.1:50112/callback',
+    code_verifier: pkce.verifier,
+  });
+  t.deepEqual(elsewhere.body, { error: 'invalid_grant', error_description: 'redirect_uri_mismatch' });
+});
+
+// --- request objects and framing ----------------------------------------------------------------
+
+for (const [name, value, error] of [
+  [
+    'request',
+    'eyJhbGciOiJub25lIn0.eyJyZWRpcmVjdF91cmkiOiJodHRwczovL2V2aWwuZXhhbXBsZS5jb20vY2IifQ.',
+    'request_not_supported',
+  ],
+  ['request_uri', 'https://evil.example.com/request.jwt', 'request_uri_not_supported'],
+] as const) {
+  test(`a ${name} parameter cannot carry another redirect_uri: ${error} to the registered one`, async (t) => {
+    const response = await fetch(
+      authorizeUrl(system.url, {
+        client_id: world.clients.app.client.id,
+        redirect_uri: world.clients.app.redirectUri,
+        scope: 'PROFILE_READ',
+        state: 's',
+        [name]: value,
+      }),
+      { redirect: 'manual' },
+    );
+    t.is(response.status, 303);
+    const url = new URL(response.headers.get('location')!);
+    t.is(`${url.origin}${url.pathname}`, world.clients.app.redirectUri);
+    t.is(url.searchParams.get('error'), error);
+    t.is(url.searchParams.get('code'), null);
+  });
+}
+
+test('no page can be framed by another site: authorization, error, sign-in, reset, settings, admin, home, 404', async (t) => {
+  const browser = new FlowBrowser(system.url);
+  const interaction = await browser.request(
+    authorizeUrl(system.url, {
+      client_id: world.clients.app.client.id,
+      redirect_uri: world.clients.app.redirectUri,
+      scope: 'PROFILE_READ',
+      state: 's',
+    }),
+  );
+  const paths = [
+    interaction.headers.get('location')!,
+    '/auth/oauth2/authorize?client_id=nobody',
+    '/auth/settings/sign-in',
+    '/auth/settings/sign-up',
+    '/auth/forgot-password',
+    '/auth/settings',
+    '/auth/admin',
+    '/',
+    '/v2/docs',
+    '/auth/no-such-page',
+    '/auth/interaction/not-a-real-uid',
+  ];
+  for (const path of paths) {
+    const response = await browser.request(path);
+    await response.arrayBuffer();
+    t.is(response.headers.get('x-frame-options'), 'DENY', path);
+    t.regex(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, path);
+  }
+});
