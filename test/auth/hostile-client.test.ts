@@ -518,3 +518,62 @@ test('no page can be framed by another site: authorization, error, sign-in, rese
     t.regex(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, path);
   }
 });
+
+// --- audience ------------------------------------------------------------------------------------
+
+test('a code or refresh token cannot switch its audience between the API and /mcp', async (t) => {
+  const { insertClient } = await import('../support/factories.ts');
+  const native = await insertClient(knex(), {
+    type: 'public',
+    redirectUris: ['http://127.0.0.1/callback'],
+    scopes: ['PROFILE_READ'],
+  });
+  const victim = await insertUser(knex());
+  const mcp = `${system.url}/mcp`;
+  const redirectUri = 'http://127.0.0.1:50120/callback';
+  const cases: Array<[string | undefined, string | undefined, string | undefined]> = [
+    // authorization's resource, the code exchange's, the refresh's
+    [undefined, mcp, undefined],
+    [system.url, mcp, undefined],
+    [mcp, system.url, undefined],
+    [undefined, undefined, mcp],
+    [system.url, undefined, mcp],
+    [mcp, undefined, system.url],
+  ];
+  for (const [authorized, exchanged, refreshed] of cases) {
+    const label = JSON.stringify({ authorized, exchanged, refreshed });
+    const pkce = pkcePair();
+    const { code } = await obtainCode(
+      system.url,
+      {
+        client_id: native.client.id,
+        redirect_uri: redirectUri,
+        scope: 'PROFILE_READ',
+        state: 's',
+        code_challenge: pkce.challenge,
+        ...(authorized ? { resource: authorized } : {}),
+      },
+      { user: victim },
+    );
+    const exchange = await tokenRequest(system.url, {
+      client_id: native.client.id,
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: pkce.verifier,
+      ...(exchanged ? { resource: exchanged } : {}),
+    });
+    if (exchanged) {
+      t.is(exchange.body.error, 'invalid_target', label);
+      continue;
+    }
+    t.is(exchange.status, 200, label);
+    const refresh = await tokenRequest(system.url, {
+      client_id: native.client.id,
+      grant_type: 'refresh_token',
+      refresh_token: String(exchange.body.refresh_token),
+      ...(refreshed ? { resource: refreshed } : {}),
+    });
+    t.is(refresh.body.error, 'invalid_target', label);
+  }
+});
