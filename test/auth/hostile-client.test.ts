@@ -577,3 +577,33 @@ test('a code or refresh token cannot switch its audience between the API and /mc
     t.is(refresh.body.error, 'invalid_target', label);
   }
 });
+
+// --- identity claims ---------------------------------------------------------------------------
+
+test('an account whose address nobody verified is email_verified false in the ID token and userinfo', async (t) => {
+  const { insertClient } = await import('../support/factories.ts');
+  const oidc = await insertClient(knex(), { scopes: ['openid', 'email'] });
+  // A squatter signed up with someone else's address and never opened the verification link.
+  const squatter = await insertUser(knex());
+  await knex()('users').where({ id: squatter.id }).update({ email_verified_at: null });
+  const { code } = await obtainCode(
+    system.url,
+    { client_id: oidc.client.id, redirect_uri: oidc.redirectUri, scope: 'openid email', state: 's' },
+    { user: squatter },
+  );
+  const tokens = await tokenRequest(system.url, {
+    ...clientCredentials(oidc),
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: oidc.redirectUri,
+  });
+  t.is(tokens.status, 200, JSON.stringify(tokens.body));
+  const claims = JSON.parse(Buffer.from(String(tokens.body.id_token).split('.')[1]!, 'base64url').toString());
+  t.is(claims.email, squatter.email);
+  t.is(claims.email_verified, false);
+  const info = await fetch(`${system.url}/v2/auth/oauth2/userinfo`, {
+    headers: { authorization: `Bearer ${tokens.body.access_token}` },
+  });
+  t.is(info.status, 200);
+  t.like(await info.json(), { email: squatter.email, email_verified: false });
+});
