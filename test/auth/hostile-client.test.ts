@@ -607,3 +607,30 @@ test('an account whose address nobody verified is email_verified false in the ID
   t.is(info.status, 200);
   t.like(await info.json(), { email: squatter.email, email_verified: false });
 });
+
+test('the authorization endpoint takes GET only: a POST cannot skip the checks made on GET', async (t) => {
+  const pending = await (await import('../support/factories.ts')).insertClient(knex(), { status: 'PENDING' });
+  for (const [client, extra] of [
+    [world.clients.app, {}],
+    [world.clients.app, { scope: 'NOPE' }],
+    [world.clients.app, { redirect_uri: 'https://evil.example.com/callback' }],
+    [pending, {}],
+  ] as const) {
+    const response = await fetch(`${system.url}/auth/oauth2/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: client.client.id,
+        redirect_uri: client.redirectUri,
+        response_type: 'code',
+        scope: 'PROFILE_READ',
+        state: 's',
+        ...extra,
+      }),
+      redirect: 'manual',
+    });
+    await response.arrayBuffer();
+    t.is(response.status, 404, JSON.stringify(extra));
+    t.is(response.headers.get('location'), null);
+  }
+});
