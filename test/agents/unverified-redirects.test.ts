@@ -1,7 +1,7 @@
 import test from 'ava';
 import { errorRedirectAllowed } from '@sched/policy/agent-clients';
 import { agentDocument, setUpDocumentServer } from '../support/agent-documents.ts';
-import { authorizeInBrowser, authorizeUrl, pkcePair } from '../support/oauth.ts';
+import { authorizeInBrowser, authorizeUrl, FlowBrowser, pkcePair } from '../support/oauth.ts';
 import { insertUser } from '../support/factories.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -9,7 +9,8 @@ import { setUpWorld } from '../support/world.ts';
 // administrator approves such an agent, an authorization error the user did nothing to cause is
 // shown on a page instead of sending the browser there: otherwise this server's authorize URL
 // would be an open redirector to a phishing page (RFC 9700 4.11.2). Loopback redirects (the
-// user's own computer) and approved agents get their errors as before.
+// user's own computer) and approved agents get their errors as before. Likewise the onboarding
+// embed may be framed only by the origins of reviewed redirect URIs.
 
 const documents = setUpDocumentServer(test);
 const world = setUpWorld(test, { env: { OUTBOUND_PRIVATE_NETWORKS: 'allow' } });
@@ -104,4 +105,49 @@ test('a pending agent: the user who signs in and clicks Deny is sent back with a
   t.true(consentShown);
   if (outcome.kind !== 'redirect') return t.fail(outcome.html);
   t.is(outcome.url.searchParams.get('error'), 'access_denied');
+});
+
+/** The embed entry for an agent, followed to its page: the page's status and framing header. */
+async function embedEntry(clientId: string) {
+  const url = new URL('/auth/embed/onboarding', world.system.url);
+  for (const [name, value] of Object.entries({
+    client_id: clientId,
+    redirect_uri: PHISH,
+    scope: 'PROFILE_READ',
+    state: 's',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    parent_origin: new URL(PHISH).origin,
+  }))
+    url.searchParams.set(name, value);
+  const browser = new FlowBrowser(world.system.url);
+  let target = url;
+  for (let hops = 0; hops < 5; hops++) {
+    const response = await browser.request(target);
+    await response.arrayBuffer();
+    const location = response.headers.get('location');
+    if (!location)
+      return { status: response.status, csp: response.headers.get('content-security-policy') ?? '' };
+    target = new URL(location, target);
+  }
+  throw new Error('too many redirects');
+}
+
+test('the embed of a pending agent cannot be framed by its redirect origin; an approved one can', async (t) => {
+  const pending = await embedEntry(agent(PHISH));
+  t.regex(pending.csp, /frame-ancestors 'none'/);
+  t.notRegex(pending.csp, /phish\.example\.com/);
+  t.is(pending.status, 400, 'the parent origin is not one the flow may talk to');
+
+  const clientId = agent(PHISH);
+  const approved = await world.call(
+    'POST',
+    `/v2/admin/oauth-clients/${encodeURIComponent(clientId)}/approve`,
+    {
+      token: world.admin.apiKey,
+    },
+  );
+  t.is(approved.status, 200);
+  const framed = await embedEntry(clientId);
+  t.regex(framed.csp, /frame-ancestors https:\/\/phish\.example\.com/);
 });

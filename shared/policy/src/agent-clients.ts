@@ -95,15 +95,23 @@ export const isNativeAgent = (redirectUris: readonly string[]): boolean =>
   redirectUris.length > 0 && redirectUris.every(isLoopbackRedirect);
 
 /**
+ * Has an administrator vouched for the client's redirect URIs? Clients registered in settings or
+ * by API are reviewed before any use; an agent's URIs come from a document or registration anyone
+ * can publish, and count only once the agent is approved.
+ */
+export const redirectUrisReviewed = (registration: ClientRegistration, status: ReviewState): boolean =>
+  !isAgentRegistration(registration) || status === 'APPROVED';
+
+/**
  * May an authorization error go back to `redirectUri` by itself, before the user has done
- * anything? Not for an agent no administrator has approved: anyone can publish a metadata document
- * naming any site, and an automatic error redirect would make this server an open redirector for
- * phishing (RFC 9700 4.11.2). A loopback redirect goes back to the user's own computer and stays.
+ * anything? Not for an agent no administrator has approved: an automatic error redirect would make
+ * this server an open redirector for phishing (RFC 9700 4.11.2). A loopback redirect goes back to
+ * the user's own computer and stays.
  */
 export function errorRedirectAllowed(
   registration: ClientRegistration,
   status: ReviewState,
   redirectUri: string,
 ): boolean {
-  return !isAgentRegistration(registration) || status === 'APPROVED' || isLoopbackRedirect(redirectUri);
+  return redirectUrisReviewed(registration, status) || isLoopbackRedirect(redirectUri);
 }

@@ -1,4 +1,6 @@
 import { BadRequestError } from '@sched/kit/errors';
+import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
+import { redirectUrisReviewed } from '@sched/policy/agent-clients';
 import type { Context, Next } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import { singleQueryValue } from '../http/params.ts';
@@ -38,7 +40,7 @@ export function embedRequests(deps: AuthDeps) {
   const enterEmbed = async (ctx: Context, next: Next) => {
     const clientId = singleQueryValue(ctx, 'client_id');
     const client = clientId ? await deps.loadClient(ctx.state, clientId) : null;
-    markEmbed(ctx, flowFromParams(ctx.query as Record<string, unknown>, client?.redirectUris ?? []));
+    markEmbed(ctx, flowFromParams(ctx.query as Record<string, unknown>, framingOrigins(client)));
     ctx.state[ENTRY] = ctx.originalUrl;
     ctx.path = PATHS.authorize;
     return next();
@@ -61,8 +63,16 @@ async function markResumedFlow(deps: AuthDeps, ctx: Context, uid: string): Promi
   const params = interaction?.params as Record<string, unknown> | undefined;
   if (!params || !isEmbedParams(params) || typeof params.client_id !== 'string') return;
   const client = await deps.loadClient(ctx.state, params.client_id);
-  if (client) markEmbed(ctx, flowFromParams(params, client.redirectUris));
+  if (client) markEmbed(ctx, flowFromParams(params, framingOrigins(client)));
 }
+
+/**
+ * The redirect URIs whose origins may frame the flow and receive its messages: none for an agent
+ * no administrator approved, whose URIs anyone can choose (our sign-in and consent pages framed on
+ * such a site would lose the address bar and invite clickjacking).
+ */
+const framingOrigins = (client: OAuthClientWithSecrets | null): readonly string[] =>
+  client && redirectUrisReviewed(client.registration, client.reviewStatus) ? client.redirectUris : [];
 
 /** The embed parameters of the entry, each given at most once, validated with zod. */
 function checkEmbedParams(ctx: Context): void {
