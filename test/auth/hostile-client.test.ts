@@ -3,7 +3,7 @@ import { createPasswordResetLink, resetPassword } from '@sched/accounts/password
 import { suspendClient } from '@sched/clients/suspend';
 import type { Runtime } from '@sched/runtime/runtime';
 import test, { type ExecutionContext } from 'ava';
-import { insertUser, type TestClient, type TestUser } from '../support/factories.ts';
+import { insertClient, insertUser, type TestClient, type TestUser } from '../support/factories.ts';
 import {
   authorizeInBrowser,
   authorizeUrl,
@@ -238,7 +238,6 @@ test('a code issued before the account is disabled is refused after it', async (
 
 test('a code issued before the client was suspended is refused, also once it is approved again', async (t) => {
   const owner = await insertUser(knex());
-  const { insertClient } = await import('../support/factories.ts');
   const client = await insertClient(knex(), { ownerUserId: owner.id, scopes: ['PROFILE_READ'] });
   const victim = await insertUser(knex());
   const flight = await codeFor(client, victim);
@@ -285,7 +284,6 @@ test("a stolen code with the attacker's own client and verifier is refused and t
 
 test('after a secret rotation the old secret cannot redeem a code; the new one can', async (t) => {
   const owner = await insertUser(knex());
-  const { insertClient } = await import('../support/factories.ts');
   const client = await insertClient(knex(), { ownerUserId: owner.id, scopes: ['PROFILE_READ'] });
   const victim = await insertUser(knex());
   const flight = await codeFor(client, victim);
@@ -429,7 +427,6 @@ test('a replayed code revokes the tokens the first redemption led to, after a re
 });
 
 test('a native client: the code exchange repeats the loopback port of the authorization', async (t) => {
-  const { insertClient } = await import('../support/factories.ts');
   const native = await insertClient(knex(), {
     type: 'public',
     redirectUris: ['http://127.0.0.1/callback'],
@@ -522,7 +519,6 @@ test('no page can be framed by another site: authorization, error, sign-in, rese
 // --- audience ------------------------------------------------------------------------------------
 
 test('a code or refresh token cannot switch its audience between the API and /mcp', async (t) => {
-  const { insertClient } = await import('../support/factories.ts');
   const native = await insertClient(knex(), {
     type: 'public',
     redirectUris: ['http://127.0.0.1/callback'],
@@ -581,7 +577,6 @@ test('a code or refresh token cannot switch its audience between the API and /mc
 // --- identity claims ---------------------------------------------------------------------------
 
 test('an account whose address nobody verified is email_verified false in the ID token and userinfo', async (t) => {
-  const { insertClient } = await import('../support/factories.ts');
   const oidc = await insertClient(knex(), { scopes: ['openid', 'email'] });
   // A squatter signed up with someone else's address and never opened the verification link.
   const squatter = await insertUser(knex());
@@ -609,7 +604,7 @@ test('an account whose address nobody verified is email_verified false in the ID
 });
 
 test('the authorization endpoint takes GET only: a POST cannot skip the checks made on GET', async (t) => {
-  const pending = await (await import('../support/factories.ts')).insertClient(knex(), { status: 'PENDING' });
+  const pending = await insertClient(knex(), { status: 'PENDING' });
   for (const [client, extra] of [
     [world.clients.app, {}],
     [world.clients.app, { scope: 'NOPE' }],
