@@ -384,8 +384,10 @@ test('checkOrgRemovalOfTeamRoles: every org role x highest team role x self comb
         else if (rank(targetTeamRole) > 1 && rank(actorOrgRole) < 2) {
           expected = no(targetTeamRole === 'OWNER' ? owner : admin);
         }
+        const targetTeamMemberships =
+          targetTeamRole === null ? [] : [{ role: targetTeamRole, accepted: true }];
         t.deepEqual(
-          checkOrgRemovalOfTeamRoles({ actorOrgRole, targetTeamRole, self }),
+          checkOrgRemovalOfTeamRoles({ actorOrgRole, targetTeamMemberships, self }),
           expected,
           `${actorOrgRole} removes ${self ? 'self' : 'other'} of team role ${targetTeamRole}`,
         );
@@ -394,7 +396,11 @@ test('checkOrgRemovalOfTeamRoles: every org role x highest team role x self comb
   }
   // The row of the finding: organization.remove alone (an org MEMBER) does not take a team ADMIN along.
   t.deepEqual(
-    checkOrgRemovalOfTeamRoles({ actorOrgRole: 'MEMBER', targetTeamRole: 'ADMIN', self: false }),
+    checkOrgRemovalOfTeamRoles({
+      actorOrgRole: 'MEMBER',
+      targetTeamMemberships: [{ role: 'ADMIN', accepted: true }],
+      self: false,
+    }),
     no(admin),
   );
 });

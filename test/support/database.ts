@@ -3,6 +3,7 @@ import { type Database, openDatabase } from '@sched/db/connection';
 import { migrateLatest } from '@sched/db/migrate';
 import type { TestFn } from 'ava';
 import knexFactory from 'knex';
+import type { Knex } from 'knex';
 import { setUpForFile } from './read-through.ts';
 
 export interface TestDatabase {
@@ -84,4 +85,45 @@ export function setUpTestDatabase<Context>(
 /** Backends to run a contract suite against: PGlite always, Postgres when DATABASE_URL is set. */
 export function databaseBackends(): Array<'postgres' | 'pglite'> {
   return process.env.DATABASE_URL ? ['postgres', 'pglite'] : ['pglite'];
+}
+
+/**
+ * Interleaves deterministically with a write that takes row locks: `hold` changes rows in a
+ * transaction of its own (holding their locks), then `run` starts; once another session of this
+ * database waits for a lock (the write reached those rows), `hold`'s transaction commits, and the
+ * write goes on with the rows as changed. Should `run` end without waiting, the transaction commits
+ * after it (the write saw the rows as they were). Postgres only: PGlite has one connection, so
+ * `run` could not start while the transaction is open.
+ */
+export async function whileLocked<T>(
+  knex: Knex,
+  hold: (trx: Knex.Transaction) => Promise<void>,
+  run: () => Promise<T>,
+): Promise<{ result: T; waited: boolean }> {
+  const trx = await knex.transaction();
+  try {
+    await hold(trx);
+  } catch (error) {
+    await trx.rollback();
+    throw error;
+  }
+  let ended = false;
+  const running = run().finally(() => {
+    ended = true;
+  });
+  running.catch(() => {});
+  let waited = false;
+  try {
+    // Asked on a pool connection, outside `trx`: a transaction sees one snapshot of the activity.
+    while (!ended && !waited) {
+      const rows = (await knex.raw(
+        "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
+      )) as { rows: unknown[] };
+      waited = rows.rows.length > 0;
+      if (!waited) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await trx.commit();
+  }
+  return { result: await running, waited };
 }

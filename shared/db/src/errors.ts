@@ -89,3 +89,19 @@ export class AdminAccountTakenError extends DataError {
     this.alreadyAdmin = alreadyAdmin;
   }
 }
+
+/**
+ * A rule the caller gave the write refused it, judged on the records as they were locked in the
+ * write's own transaction (so nothing changed between the check and the write); nothing was
+ * written. `reason` is the rule's own answer (the API answers 403 with it).
+ */
+export class RuleRefusedError extends DataError {
+  readonly kind: RecordKind;
+  readonly reason: string;
+
+  constructor(kind: RecordKind, reason: string) {
+    super(`${kind}: ${reason}`);
+    this.kind = kind;
+    this.reason = reason;
+  }
+}

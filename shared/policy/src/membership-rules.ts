@@ -9,6 +9,10 @@ export type RuleResult = { allowed: true } | { allowed: false; reason: string };
 const ok: RuleResult = { allowed: true };
 const refuse = (reason: string): RuleResult => ({ allowed: false, reason });
 
+/** The first of the results that refuses, or allowed when none does. */
+export const firstRefusal = (...results: RuleResult[]): RuleResult =>
+  results.find((result) => !result.allowed) ?? ok;
+
 /** The caller's role in an organization: only an accepted membership counts. */
 export const effectiveOrgRole = (org: MembershipFacts | null | undefined): Role | null =>
   org?.accepted ? org.role : null;
@@ -102,18 +106,27 @@ export const TEAM_ADMIN_REMOVAL_REFUSAL =
  * DELETE of an organization membership, for the memberships of the organization's teams it takes
  * along (docs/decisions.md): it must not do what the team rules refuse, judged by the remover's
  * organization role. Leaving: refused while the member owns one of the teams (a team owner never
- * removes their own membership). Removing someone: a member who is an owner or admin of one of the
- * teams needs an organization admin or owner (a holder of `organization.remove` alone is outranked
- * there); they may instead be removed from the team first, where team roles count.
+ * removes their own membership); a pending team invitation does not hold them back, as its invitee
+ * may always decline it. Removing someone: a member who holds an owner or admin membership of one
+ * of the teams, accepted or still an invitation (the team rules judge a membership by its role
+ * either way), needs an organization admin or owner (a holder of `organization.remove` alone is
+ * outranked there); they may instead be removed from the team first, where team roles count.
  */
 export function checkOrgRemovalOfTeamRoles(input: {
   actorOrgRole: Role | null;
-  /** The highest role the target holds (accepted) in the organization's teams; null for none. */
-  targetTeamRole: Role | null;
+  /** The target's memberships and invitations of the organization's teams. */
+  targetTeamMemberships: ReadonlyArray<{ role: Role; accepted: boolean }>;
   self: boolean;
 }): RuleResult {
-  const { actorOrgRole, targetTeamRole, self } = input;
-  if (self) return targetTeamRole === 'OWNER' ? refuse(TEAM_OWNER_LEAVING) : ok;
+  const { actorOrgRole, targetTeamMemberships, self } = input;
+  if (self) {
+    const owns = targetTeamMemberships.some((team) => team.accepted && team.role === 'OWNER');
+    return owns ? refuse(TEAM_OWNER_LEAVING) : ok;
+  }
+  const targetTeamRole = targetTeamMemberships.reduce<Role | null>(
+    (highest, team) => (team.accepted ? higherRole(highest, team.role) : highest),
+    null,
+  );
   if (roleRank(targetTeamRole) <= ROLE_RANK.MEMBER || roleAtLeast(actorOrgRole, 'ADMIN')) return ok;
   return refuse(targetTeamRole === 'OWNER' ? TEAM_OWNER_REMOVAL_REFUSAL : TEAM_ADMIN_REMOVAL_REFUSAL);
 }

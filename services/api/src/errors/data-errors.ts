@@ -6,12 +6,14 @@ import {
   type RecordKind,
   RecordNotFoundError,
   RecordStateError,
+  RuleRefusedError,
 } from '@sched/db/errors';
 import { PUBLIC_CLIENT_SECRET_MESSAGE, TOO_MANY_SECRETS_MESSAGE } from '@sched/db/queries/oauth-clients';
 import {
   type AppError,
   BadRequestError,
   ConflictError,
+  ForbiddenError,
   NotFoundError,
   ServiceUnavailableError,
 } from '@sched/kit/errors';
@@ -73,5 +75,7 @@ export function dataErrorToAppError(error: unknown): AppError | undefined {
   }
   if (error instanceof RecordStateError && error.kind === 'calendar')
     return new BadRequestError(error.message);
+  // A membership rule judged under the write's locks: the same 403 as when judged before it.
+  if (error instanceof RuleRefusedError) return new ForbiddenError(error.reason);
   return undefined;
 }

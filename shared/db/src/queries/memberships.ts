@@ -1,6 +1,7 @@
-import { higherRole, type Role } from '@sched/policy/roles';
+import type { RuleResult } from '@sched/policy/membership-rules';
+import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
-import { DuplicateRecordError, type RecordKind, RecordNotFoundError } from '../errors.ts';
+import { DuplicateRecordError, type RecordKind, RecordNotFoundError, RuleRefusedError } from '../errors.ts';
 import { bumpAfterWrite, transactionWithBumps, type VersionBumper } from '../versions.ts';
 import { accessVersionKey } from './access-facts.ts';
 import { type AuditContext, recordAuditEvent } from './audit-log.ts';
@@ -385,24 +386,40 @@ export async function updateMembership(
   });
 }
 
-/** Deletes the membership (with its `membership.removed` event); false when it is not under this parent. */
+/**
+ * A rule a removal must pass, judged on what it removes as locked in its own transaction (a role
+ * changed meanwhile is seen; one changing after waits for the removal): a refusal is thrown as
+ * RuleRefusedError and nothing is removed.
+ */
+export type RemovalGuard<Facts> = (facts: Facts) => RuleResult;
+
+function guarded<Facts>(kind: RecordKind, guard: RemovalGuard<Facts> | undefined, facts: Facts): void {
+  const verdict = guard?.(facts);
+  if (verdict && !verdict.allowed) throw new RuleRefusedError(kind, verdict.reason);
+}
+
+/**
+ * Deletes the membership (with its `membership.removed` event); false when it is not under this
+ * parent. `guard` judges the membership as locked (RuleRefusedError when it refuses).
+ */
 export async function deleteMembership(
   knex: Knex,
   versions: VersionBumper,
   parent: MembershipParent,
   membershipId: number,
   audited: MembershipAudit = {},
+  guard?: RemovalGuard<Membership>,
 ): Promise<boolean> {
   if (!Number.isSafeInteger(membershipId)) return false;
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
-    const before = await findMembership(trx, parent, membershipId);
-    if (!before) return false;
-    // `returning` rather than the affected-row count: knex-pglite does not report counts of deletes.
-    const rows = (await trx('memberships')
+    const locked = await trx('memberships')
       .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
-      .delete()
-      .returning('id')) as unknown[];
-    if (rows.length === 0) return false;
+      .forUpdate()
+      .first('id');
+    if (!locked) return false;
+    const before = (await findMembership(trx, parent, membershipId))!;
+    guarded(membershipKind(parent), guard, before);
+    await trx('memberships').where({ id: membershipId }).delete();
     await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
       before: membershipAuditView(before),
     });
@@ -411,11 +428,19 @@ export async function deleteMembership(
   });
 }
 
+/** What removing an organization membership takes away, as a RemovalGuard sees it. */
+export interface OrganizationRemovalFacts {
+  membership: Membership;
+  /** The member's memberships and invitations of the organization's teams, which go along. */
+  teamMemberships: Array<{ id: number; teamId: number; role: Role; accepted: boolean }>;
+}
+
 /**
  * Deletes an organization membership together with the member's memberships (and invitations) of
  * the organization's teams (leaving an organization means leaving its teams), in one transaction
  * with its event (`membership.removed`, the team memberships in `details`); false when the
- * membership is not in this organization.
+ * membership is not in this organization. `guard` judges all of them as locked (RuleRefusedError
+ * when it refuses); exactly the team memberships it saw go.
  */
 export async function deleteOrganizationMembership(
   knex: Knex,
@@ -423,39 +448,57 @@ export async function deleteOrganizationMembership(
   organizationId: number,
   membershipId: number,
   audited: MembershipAudit = {},
+  guard?: RemovalGuard<OrganizationRemovalFacts>,
 ): Promise<boolean> {
   if (!Number.isSafeInteger(membershipId)) return false;
   const parent: MembershipParent = { kind: 'organization', id: organizationId };
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
-    const before = await findMembership(trx, parent, membershipId);
-    if (!before) return false;
-    const [row] = (await trx('memberships')
+    const locked = await trx('memberships')
       .where({ id: membershipId, organization_id: organizationId })
-      .delete()
-      .returning(['user_id', 'invited_email'])) as Array<{
-      user_id: number | string | null;
-      invited_email: string | null;
-    }>;
-    if (!row) return false;
-    const teams = trx('teams').select('id').where('organization_id', organizationId);
-    const ofMember = trx('memberships').whereIn('team_id', teams);
-    if (row.user_id !== null) ofMember.where('user_id', row.user_id);
-    else ofMember.whereRaw('lower(invited_email) = lower(?)', [row.invited_email]);
-    const teamRows = (await ofMember.delete().returning(['id', 'team_id'])) as Array<{
+      .forUpdate()
+      .first('id');
+    if (!locked) return false;
+    const before = (await findMembership(trx, parent, membershipId))!;
+    const ofMember = trx('memberships').whereIn(
+      'team_id',
+      trx('teams').select('id').where('organization_id', organizationId),
+    );
+    if (before.userId !== null) ofMember.where('user_id', before.userId);
+    else ofMember.whereRaw('lower(invited_email) = lower(?)', [before.invitedEmail]);
+    // In id order, so two removals locking the same rows wait for each other rather than deadlock.
+    const teamRows = (await ofMember
+      .orderBy('id')
+      .forUpdate()
+      .select('id', 'team_id', 'role', 'accepted')) as Array<{
       id: number | string;
       team_id: number | string;
+      role: Role;
+      accepted: boolean;
     }>;
+    const teamMemberships = teamRows.map((team) => ({
+      id: Number(team.id),
+      teamId: Number(team.team_id),
+      role: team.role,
+      accepted: team.accepted,
+    }));
+    guarded('organizationMembership', guard, { membership: before, teamMemberships });
+    await trx('memberships').where({ id: membershipId }).delete();
+    if (teamMemberships.length > 0) {
+      await trx('memberships')
+        .whereIn(
+          'id',
+          teamMemberships.map((team) => team.id),
+        )
+        .delete();
+    }
     // Booking limits are for members of an organization, who alone may read, change or clear them:
     // leaving the last one clears them, or they would go on limiting the user, out of their reach.
     const bookingLimitsCleared =
-      row.user_id !== null && (await clearLimitsOutsideOrganizations(trx, row.user_id));
+      before.userId !== null && (await clearLimitsOutsideOrganizations(trx, before.userId));
     await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
       before: membershipAuditView(before),
       details: {
-        teamMembershipsRemoved: teamRows.map((team) => ({
-          id: Number(team.id),
-          teamId: Number(team.team_id),
-        })),
+        teamMembershipsRemoved: teamMemberships.map(({ id, teamId }) => ({ id, teamId })),
         ...(bookingLimitsCleared && { bookingLimitsCleared: true }),
       },
     });
@@ -477,20 +520,6 @@ async function clearLimitsOutsideOrganizations(trx: Knex, userId: number | strin
     .delete()
     .returning('user_id')) as unknown[];
   return gone.length > 0;
-}
-
-/** The highest role the user holds (accepted) in the organization's teams; null for none. */
-export async function highestTeamRoleInOrganization(
-  knex: Knex,
-  organizationId: number,
-  userId: number,
-): Promise<Role | null> {
-  const roles = (await knex('memberships')
-    .whereIn('team_id', knex('teams').select('id').where('organization_id', organizationId))
-    .where({ user_id: userId, accepted: true })
-    .distinct()
-    .pluck('role')) as Role[];
-  return roles.reduce<Role | null>((highest, role) => higherRole(highest, role), null);
 }
 
 /** How many accepted OWNER memberships the organization or team has, not counting `exceptMembershipId`. */

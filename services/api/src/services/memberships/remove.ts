@@ -3,7 +3,6 @@ import {
   deleteMembership,
   deleteOrganizationMembership,
   findMembership,
-  highestTeamRoleInOrganization,
   type Membership,
 } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
@@ -12,11 +11,12 @@ import {
   checkOrgRemovalOfTeamRoles,
   checkTeamMembershipRemoval,
   effectiveOrgRole,
+  firstRefusal,
 } from '@sched/policy/membership-rules';
 import type { Permission } from '@sched/policy/permissions';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
-import { enforce, parentOf, requireAccess, teamInOrganization } from './context.ts';
+import { parentOf, requireAccess, teamInOrganization } from './context.ts';
 import { MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
 /**
@@ -47,41 +47,41 @@ export async function removeMembership(
   const target = found;
   // Leaving (one's own membership) and removing someone are told apart in the log.
   const audited = { audit, action: self ? 'membership.left' : 'membership.removed' };
+  // The rules judge the memberships as the delete locks them, so a role changed meanwhile (the
+  // target's, or one of their team roles) is judged as it is: refused, RuleRefusedError (403).
+  let removed: boolean;
   if (parent.kind === 'organization') {
-    enforce(
-      checkOrgMembershipRemoval({
-        actorOrgRole: effectiveOrgRole(access.orgMembership),
-        targetRole: target.role,
-        self,
-      }),
+    const actorOrgRole = effectiveOrgRole(access.orgMembership);
+    removed = await deleteOrganizationMembership(
+      knex,
+      deps.stores.tokenStore,
+      parent.id,
+      membershipId,
+      audited,
+      ({ membership, teamMemberships }) =>
+        firstRefusal(
+          checkOrgMembershipRemoval({ actorOrgRole, targetRole: membership.role, self }),
+          // Removing an organization membership takes its teams' memberships along, so the team
+          // rules hold for those too: nobody takes along a team role they could not remove there.
+          checkOrgRemovalOfTeamRoles({ actorOrgRole, targetTeamMemberships: teamMemberships, self }),
+        ),
     );
-    // Removing an organization membership takes its teams' memberships along, so the team rules
-    // hold for those too: nobody takes along a team role the team rules would not let them remove.
-    if (target.userId !== null) {
-      enforce(
-        checkOrgRemovalOfTeamRoles({
-          actorOrgRole: effectiveOrgRole(access.orgMembership),
-          targetTeamRole: await highestTeamRoleInOrganization(knex, parent.id, target.userId),
+  } else {
+    removed = await deleteMembership(
+      knex,
+      deps.stores.tokenStore,
+      parent,
+      membershipId,
+      audited,
+      (membership) =>
+        checkTeamMembershipRemoval({
+          actorTeamRole: access.teamMembership?.accepted ? access.teamMembership.role : null,
+          actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(access.orgMembership) : null,
+          targetRole: membership.role,
           self,
         }),
-      );
-    }
-    if (
-      !(await deleteOrganizationMembership(knex, deps.stores.tokenStore, parent.id, membershipId, audited))
-    ) {
-      throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
-    }
-  } else {
-    enforce(
-      checkTeamMembershipRemoval({
-        actorTeamRole: access.teamMembership?.accepted ? access.teamMembership.role : null,
-        actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(access.orgMembership) : null,
-        targetRole: target.role,
-        self,
-      }),
     );
-    if (!(await deleteMembership(knex, deps.stores.tokenStore, parent, membershipId, audited)))
-      throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   }
+  if (!removed) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   return target;
 }

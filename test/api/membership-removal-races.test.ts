@@ -1,0 +1,92 @@
+import test from 'ava';
+import { whileLocked } from '../support/database.ts';
+import { buildScene, setUpWorld } from '../support/world.ts';
+
+/**
+ * A removal judges the memberships it removes as they are when it removes them: a role changed
+ * by another transaction between the removal's check and its delete is seen (the check and the
+ * delete run in one transaction, on locked rows). Each test holds such a change uncommitted in a
+ * transaction of its own until the removal waits for its lock, then commits it. Postgres only: the
+ * interleaving needs two connections, which PGlite has not.
+ */
+
+const world = setUpWorld(test);
+const { call, knex } = world;
+const race = process.env.DATABASE_URL ? test.serial : test.skip;
+
+const setRole = (membershipId: number, role: string) => (trx: import('knex').Knex.Transaction) =>
+  trx('memberships')
+    .where({ id: membershipId })
+    .update({ role })
+    .then(() => undefined);
+
+race(
+  'removing from an organization a member made admin of one of its teams meanwhile is refused',
+  async (t) => {
+    const s = await buildScene(
+      knex(),
+      {
+        owner: { org: 'OWNER', team: 'OWNER' },
+        remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+        target: { org: 'MEMBER', team: 'MEMBER' },
+      },
+      { pbacEnabled: true },
+    );
+    const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.target!, 'ADMIN'), () =>
+      call('DELETE', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`, {
+        token: s.users.remover.apiKey,
+      }),
+    );
+    t.true(waited, 'the removal waited for the team membership');
+    t.is(result.status, 403, JSON.stringify(result.body));
+    t.is(
+      result.body.error.message,
+      'Only an organization admin or owner can remove from the organization a member who is an admin of one of its teams',
+    );
+    const kept = await knex()('memberships')
+      .whereIn('id', [s.orgMembership.target!, s.teamMembership.target!])
+      .orderBy('id')
+      .pluck('role');
+    t.deepEqual(kept, ['MEMBER', 'ADMIN'], 'both memberships stay');
+  },
+);
+
+race('removing an organization member made owner meanwhile is refused to an admin', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER' },
+    admin: { org: 'ADMIN' },
+    target: { org: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.target!, 'OWNER'), () =>
+    call('DELETE', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`, {
+      token: s.users.admin.apiKey,
+    }),
+  );
+  t.true(waited, 'the removal waited for the membership');
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'You cannot remove a member whose role (OWNER) is higher than your own (ADMIN)',
+  );
+  t.is((await knex()('memberships').where({ id: s.orgMembership.target }).pluck('role'))[0], 'OWNER');
+});
+
+race('removing a team member made team owner meanwhile is refused to a team admin', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER', team: 'OWNER' },
+    teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+    target: { org: 'MEMBER', team: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.target!, 'OWNER'), () =>
+    call('DELETE', `/v2/teams/${s.teamId}/memberships/${s.teamMembership.target}`, {
+      token: s.users.teamAdmin.apiKey,
+    }),
+  );
+  t.true(waited, 'the removal waited for the membership');
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'Only a team owner or an organization admin or owner can remove a team owner',
+  );
+  t.is((await knex()('memberships').where({ id: s.teamMembership.target }).pluck('role'))[0], 'OWNER');
+});
