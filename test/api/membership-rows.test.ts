@@ -485,3 +485,62 @@ test('removing an organization member who is an admin of one of its teams needs 
   });
   t.is(left.status, 200, JSON.stringify(left.body));
 });
+
+test('a pending team invitation counts by its role when removing its invitee from the organization, not when they leave', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER', team: 'OWNER' },
+      admin: { org: 'ADMIN' },
+      remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+      invitedOwner: { org: 'MEMBER' },
+      invitedAdmin: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const [ownerInvitation, adminInvitation] = await insertMemberships(knex(), [
+    { userId: s.users.invitedOwner.id, teamId: s.teamId, role: 'OWNER', accepted: false },
+    { userId: s.users.invitedAdmin.id, teamId: s.teamId, role: 'ADMIN', accepted: false },
+  ]);
+  // An organization invitation to an address, with a team ADMIN invitation to the same address.
+  const address = `invited-${s.orgId}@example.test`;
+  const [orgInvitation, teamInvitation] = (
+    (await knex()('memberships')
+      .insert([
+        { invited_email: address, organization_id: s.orgId, role: 'MEMBER', accepted: false },
+        { invited_email: address, team_id: s.teamId, role: 'ADMIN', accepted: false },
+      ])
+      .returning('id')) as Array<{ id: number }>
+  ).map((row) => Number(row.id));
+  const orgPath = `/v2/organizations/${s.orgId}/memberships`;
+  const token = s.users.remover.apiKey;
+  const byRemover = async (membershipId: number | undefined, message: string) => {
+    const refused = await call('DELETE', `${orgPath}/${membershipId}`, { token });
+    t.is(refused.status, 403, JSON.stringify(refused.body));
+    t.is(refused.body.error.message, message);
+  };
+  await byRemover(
+    s.orgMembership.invitedOwner,
+    'Only a team owner or an organization admin or owner can remove a team owner',
+  );
+  const adminRefusal =
+    'Only an organization admin or owner can remove from the organization a member who is an admin of one of its teams';
+  await byRemover(s.orgMembership.invitedAdmin, adminRefusal);
+  await byRemover(orgInvitation, adminRefusal);
+  t.is(
+    (await knex()('memberships').whereIn('id', [ownerInvitation!, adminInvitation!, teamInvitation!])).length,
+    3,
+  );
+  // An organization admin removes them, invitations along.
+  for (const membershipId of [s.orgMembership.invitedAdmin, orgInvitation]) {
+    const removed = await call('DELETE', `${orgPath}/${membershipId}`, { token: s.users.admin.apiKey });
+    t.is(removed.status, 200, JSON.stringify(removed.body));
+  }
+  t.is((await knex()('memberships').whereIn('id', [adminInvitation!, teamInvitation!])).length, 0);
+  // Its invitee leaves with a pending team OWNER invitation (declined along): it owns nothing yet.
+  const left = await call('DELETE', `${orgPath}/${s.orgMembership.invitedOwner}`, {
+    token: s.users.invitedOwner.apiKey,
+  });
+  t.is(left.status, 200, JSON.stringify(left.body));
+  t.is((await knex()('memberships').where({ id: ownerInvitation })).length, 0);
+});

@@ -394,6 +394,23 @@ test('checkOrgRemovalOfTeamRoles: every org role x highest team role x self comb
       }
     }
   }
+  // A pending team invitation ranks by its role as at team level when removing someone, but does not
+  // hold its invitee back from leaving (they may decline it).
+  for (const role of ['OWNER', 'ADMIN'] as const) {
+    const invited = [{ role, accepted: false }];
+    t.deepEqual(
+      checkOrgRemovalOfTeamRoles({ actorOrgRole: 'MEMBER', targetTeamMemberships: invited, self: false }),
+      no(role === 'OWNER' ? owner : admin),
+    );
+    t.deepEqual(
+      checkOrgRemovalOfTeamRoles({ actorOrgRole: 'ADMIN', targetTeamMemberships: invited, self: false }),
+      OK,
+    );
+    t.deepEqual(
+      checkOrgRemovalOfTeamRoles({ actorOrgRole: 'MEMBER', targetTeamMemberships: invited, self: true }),
+      OK,
+    );
+  }
   // The row of the finding: organization.remove alone (an org MEMBER) does not take a team ADMIN along.
   t.deepEqual(
     checkOrgRemovalOfTeamRoles({

@@ -124,7 +124,7 @@ export function checkOrgRemovalOfTeamRoles(input: {
     return owns ? refuse(TEAM_OWNER_LEAVING) : ok;
   }
   const targetTeamRole = targetTeamMemberships.reduce<Role | null>(
-    (highest, team) => (team.accepted ? higherRole(highest, team.role) : highest),
+    (highest, team) => higherRole(highest, team.role),
     null,
   );
   if (roleRank(targetTeamRole) <= ROLE_RANK.MEMBER || roleAtLeast(actorOrgRole, 'ADMIN')) return ok;

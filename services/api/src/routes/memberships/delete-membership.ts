@@ -20,7 +20,8 @@ export const deleteMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
           'their own owner membership.'
         : 'Nobody removes a member ranked above them; an owner does not remove themselves. Leaving the ' +
           "organization also removes the user's memberships of its teams (so an owner of one of them " +
-          'cannot leave, and only an organization admin or owner removes an owner or admin of one: ' +
+          'cannot leave, and only an organization admin or owner removes an owner or admin of one, or ' +
+          'someone invited as one: ' +
           '403) and, when it was ' +
           'their last organization, their booking limits (only members of an organization may read ' +
           'or clear them).'),
