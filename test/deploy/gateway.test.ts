@@ -7,7 +7,9 @@ import test from 'ava';
 import { gatewayConfig, TEMPLATE_PATH } from '../../deploy/gateway/config.ts';
 import { createTestDatabase } from '../support/database.ts';
 import {
+  CHILD_DEADLINE_MS,
   childEnv,
+  exitOf,
   childPids,
   freePort,
   runScript,
@@ -57,7 +59,9 @@ test('nginx accepts the generated config', async (t) => {
   try {
     const file = join(dir.path, 'nginx.conf');
     await writeFile(file, gatewayConfig({ ...options, dir: dir.path }, template));
-    const { stderr } = await run('nginx', ['-t', '-p', dir.path, '-c', file, '-e', 'stderr']);
+    const { stderr } = await run('nginx', ['-t', '-p', dir.path, '-c', file, '-e', 'stderr'], {
+      timeout: CHILD_DEADLINE_MS,
+    });
     t.regex(stderr, /test is successful/);
   } finally {
     await dir.remove();
@@ -114,7 +118,7 @@ withServers(
     } finally {
       gateway.process.kill('SIGTERM');
     }
-    t.is(await gateway.exited, 0, gateway.output());
+    t.is(await exitOf(gateway), 0, gateway.output());
     t.regex(gateway.output(), /run-gateway: http:\/\/127\.0\.0\.1:\d+ -> auth \d+; api \d+/);
     await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/_gateway/health`));
     await cleanUp();
@@ -133,7 +137,7 @@ withServers(
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     gateway.process.kill('SIGTERM');
-    t.is(await gateway.exited, 0, gateway.output());
+    t.is(await exitOf(gateway), 0, gateway.output());
     t.regex(gateway.output(), /run-gateway: stopping/);
     await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/_gateway/health`));
     await cleanUp();

@@ -3,7 +3,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { authorizeInBrowser } from '../support/oauth.ts';
-import { childEnv, freePort, ROOT, runScript, tempDir, waitForStatus } from '../support/process.ts';
+import {
+  childEnv,
+  exitOf,
+  freePort,
+  outputMatching,
+  ROOT,
+  runScript,
+  tempDir,
+  waitForStatus,
+  watch,
+} from '../support/process.ts';
 
 /**
  * The README's quickstart, run as written: its first block starts the system (`npm start`; the
@@ -40,39 +50,27 @@ test('the quickstart works exactly as the README writes it', async (t) => {
   const server = runScript('services/launcher/src/start.ts', [], env);
   t.teardown(async () => {
     server.process.kill('SIGTERM');
-    await server.exited;
+    await exitOf(server);
   });
   await waitForStatus(`${origin}/health/ready`, 200, 90_000, server);
 
-  const shell = spawn('bash', ['-e', '-c', commands!], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  shell.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  shell.stderr.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => shell.once('exit', resolve));
+  const shell = watch(
+    spawn('bash', ['-e', '-c', commands!], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
   t.teardown(() => {
-    if (shell.exitCode === null) shell.kill('SIGKILL');
+    if (shell.process.exitCode === null) shell.process.kill('SIGKILL');
   });
 
   // The person: opens the address the command prints, signs in, allows.
-  const until = Date.now() + 90_000;
-  let address: string | undefined;
-  while (!address && Date.now() < until && shell.exitCode === null) {
-    address = /https?:\/\/\S+\/auth\/oauth2\/authorize\?\S+/.exec(output)?.[0];
-    if (!address) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  t.truthy(address, `no address printed:\n${output}`);
-  const { outcome, consentShown } = await authorizeInBrowser(origin, address!, {
+  const address = (await outputMatching(shell, /https?:\/\/\S+\/auth\/oauth2\/authorize\?\S+/, 90_000))[0];
+  const { outcome, consentShown } = await authorizeInBrowser(origin, address, {
     user: { email: admin![1]!, password: admin![2]! },
   });
   t.true(consentShown);
   t.is(outcome.kind, 'redirect', 'the authorization ends back at the command-line app');
   if (outcome.kind === 'redirect') await fetch(outcome.url);
 
-  t.is(await exited, 0, output);
-  t.regex(output, /GET \/v2\/me answered 200/);
-  t.true(output.includes(`"email": "${admin![1]}"`), output);
+  t.is(await exitOf(shell), 0, shell.output());
+  t.regex(shell.output(), /GET \/v2\/me answered 200/);
+  t.true(shell.output().includes(`"email": "${admin![1]}"`), shell.output());
 });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { childEnv, freePort, runScript, waitForStatus } from '../support/process.ts';
+import { childEnv, exitOf, freePort, refusal, runScript, waitForStatus } from '../support/process.ts';
 
 // Each deployable alone, as in production: real Postgres and Redis, its own port.
 const withServers = process.env.DATABASE_URL && process.env.REDIS_URL ? test : test.skip;
@@ -37,7 +37,7 @@ for (const entry of ['services/auth/src/main.ts', 'services/api/src/main.ts']) {
       } finally {
         service.process.kill('SIGTERM');
       }
-      t.is(await service.exited, 0, service.output());
+      t.is(await exitOf(service), 0, service.output());
     },
   );
 }
@@ -61,7 +61,7 @@ withServers(
             HOST: '127.0.0.1',
           }),
         );
-        t.is(await service.exited, 1, service.output());
+        t.is((await refusal(service)).code, 1, service.output());
         const lines = service.output().trim().split('\n');
         t.is(lines.length, 1, service.output());
         t.regex(

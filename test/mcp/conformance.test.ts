@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import test from 'ava';
 import { setUpChromium } from '../support/browser.ts';
 import { insertClient, insertUser } from '../support/factories.ts';
+import { exitOf, outputMatching, watch } from '../support/process.ts';
 import { freePorts } from '../support/redis-server.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -26,50 +27,42 @@ test('MCP conformance: authorization server scenarios pass', async (t) => {
     scopes: ['PROFILE_READ', 'EVENT_TYPE_READ', 'SCHEDULE_READ', 'BOOKING_READ'],
   });
   const [port] = await freePorts(1);
-  const suite = spawn(
-    process.execPath,
-    [
-      CLI,
-      'authorization',
-      '--url',
-      system.url,
-      '--client-id',
-      client.client.id,
-      '--resource',
-      `${system.url}/mcp`,
-      '--port',
-      String(port),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+  const suite = watch(
+    spawn(
+      process.execPath,
+      [
+        CLI,
+        'authorization',
+        '--url',
+        system.url,
+        '--client-id',
+        client.client.id,
+        '--resource',
+        `${system.url}/mcp`,
+        '--port',
+        String(port),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
   );
-  let output = '';
-  const authorizationUrl = new Promise<string>((resolve) => {
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /^(http\S+\/auth\/oauth2\/authorize\?\S+)$/m.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    suite.stdout.on('data', seen);
-    suite.stderr.on('data', seen);
-  });
-  const exited = new Promise<number | null>((resolve) => suite.on('exit', resolve));
   try {
-    const url = await Promise.race([authorizationUrl, exited.then(() => Promise.reject(new Error(output)))]);
+    const [, url] = await outputMatching(suite, /^(http\S+\/auth\/oauth2\/authorize\?\S+)$/m);
     const context = await chromium().newContext();
     const page = await context.newPage();
-    await page.goto(url);
+    await page.goto(url!);
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((landed) => landed.port === String(port));
     await context.close();
-    const code = await exited;
+    const code = await exitOf(suite);
+    const output = suite.output();
     t.is(code, 0, output);
     t.notRegex(output, /FAILURE|WARNING/, output);
     t.regex(output, /authorization-server-metadata/);
     t.regex(output, /authorization-code-grant|AuthorizationCodeGrant/);
   } finally {
-    if (suite.exitCode === null) suite.kill();
+    if (suite.process.exitCode === null) suite.process.kill();
   }
 });

@@ -7,6 +7,7 @@ import { authorizeInBrowser } from '../support/oauth.ts';
 import {
   type Child,
   childEnv,
+  exitOf,
   freePort,
   ROOT,
   runScript,
@@ -48,7 +49,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   server?.process.kill('SIGTERM');
-  await server?.exited;
+  if (server) await exitOf(server);
   await dataDir?.remove();
   await restoredDir?.remove();
 });
@@ -74,7 +75,7 @@ async function startServer(folder: string): Promise<Child> {
 
 async function stopServer(): Promise<void> {
   server?.process.kill('SIGTERM');
-  await server?.exited;
+  if (server) await exitOf(server);
   server = undefined;
 }
 

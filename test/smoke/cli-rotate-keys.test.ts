@@ -1,6 +1,14 @@
 import test from 'ava';
 import { createTestDatabase, type TestDatabase } from '../support/database.ts';
-import { childEnv, freePort, runScript, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
+import {
+  childEnv,
+  exitOf,
+  freePort,
+  runScript,
+  runToEnd,
+  tempDir,
+  waitForStatus,
+} from '../support/process.ts';
 
 // `npm run cli -- rotate-keys` as an operator runs it, beside a running server (a child process:
 // embedded, reached through its control socket; or on Postgres with DATABASE_URL, where the CLI
@@ -61,7 +69,7 @@ test.serial(
       t.not(wrong.code, 0);
     } finally {
       server.process.kill('SIGTERM');
-      await server.exited;
+      await exitOf(server);
     }
   },
 );
@@ -78,7 +86,7 @@ test.serial('rotate-keys with no server running, then a restart publishes the ke
     t.true(published.includes(result.retired));
   } finally {
     server.process.kill('SIGTERM');
-    await server.exited;
+    await exitOf(server);
   }
 });
 
@@ -108,7 +116,7 @@ test.serial(
         t.is(rotated.code, 0, rotated.output);
       } finally {
         first.process.kill('SIGTERM');
-        await first.exited;
+        await exitOf(first);
       }
       // A restart reads every key from the database: the new one must be readable with its keys.
       const again = runScript('services/launcher/src/start.ts', [], serverEnv);
@@ -119,7 +127,7 @@ test.serial(
         t.is(after[1], before[0]);
       } finally {
         again.process.kill('SIGTERM');
-        await again.exited;
+        await exitOf(again);
       }
     } finally {
       await own.drop();

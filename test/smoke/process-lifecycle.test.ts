@@ -4,7 +4,17 @@ import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import test from 'ava';
 import { DataDirBusyError, lockDataDir, readLockHolder } from '@sched/launcher/data-dir';
-import { childEnv, freePort, ROOT, runToEnd, tempDir, waitForStatus } from '../support/process.ts';
+import {
+  childEnv,
+  exitOf,
+  freePort,
+  outputMatching,
+  ROOT,
+  runToEnd,
+  tempDir,
+  waitForStatus,
+  watch,
+} from '../support/process.ts';
 
 /**
  * The process around the embedded default: `npm start` stops with the signal npm gets (no orphan
@@ -31,22 +41,27 @@ test('the lock is not fooled by a process killed with -9 nor by a pid file namin
   const dir = await tempDir();
   t.teardown(() => dir.remove());
   // A holder that dies without releasing (kill -9 leaves the socket file behind).
-  const holder = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
+  const holder = watch(
+    spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
        await lockDataDir(process.argv[1]); console.log('locked'); setInterval(() => {}, 1000);`,
-      dir.path,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+        dir.path,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
   );
-  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
-  t.is(await readLockHolder(dir.path), holder.pid);
+  t.teardown(() => {
+    holder.process.kill('SIGKILL');
+  });
+  await outputMatching(holder, /locked/);
+  t.is(await readLockHolder(dir.path), holder.process.pid);
   await t.throwsAsync(() => lockDataDir(dir.path), { instanceOf: DataDirBusyError });
-  holder.kill('SIGKILL');
-  await new Promise((resolve) => holder.once('exit', resolve));
+  holder.process.kill('SIGKILL');
+  await exitOf(holder);
   t.true(existsSync(join(dir.path, 'server.lock')), 'the dead holder left its socket file');
   // An old-style pid file naming a live process (pid 1, or our parent) fools nobody either.
   await writeFile(join(dir.path, 'server.pid'), String(process.ppid));
@@ -69,26 +84,28 @@ test('a data folder that was open to every account is closed to others when take
 test('the lock is not taken from a holder that is stopped (Ctrl-Z): alive, though it cannot answer', async (t) => {
   const dir = await tempDir();
   t.teardown(() => dir.remove());
-  const holder = spawn(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
+  const holder = watch(
+    spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { lockDataDir } from '${join(ROOT, 'services/launcher/src/data-dir.ts')}';
        import { createServer } from 'node:net';
        await lockDataDir(process.argv[1]);
        createServer(() => {}).listen(process.argv[1] + '/control.sock', () => console.log('locked'));
        setInterval(() => {}, 1000);`,
-      dir.path,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+        dir.path,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
   );
   t.teardown(() => {
-    holder.kill('SIGCONT');
-    holder.kill('SIGKILL');
+    holder.process.kill('SIGCONT');
+    holder.process.kill('SIGKILL');
   });
-  await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
-  holder.kill('SIGSTOP');
+  await outputMatching(holder, /locked/);
+  holder.process.kill('SIGSTOP');
   // Two processes on one PGlite folder corrupt it once the stopped one resumes.
   await t.throwsAsync(() => lockDataDir(dir.path), {
     instanceOf: DataDirBusyError,
@@ -110,24 +127,21 @@ test('SIGTERM to the npm process of `npm start` stops the server within the shut
   const dir = await tempDir();
   t.teardown(() => dir.remove());
   const port = await freePort();
-  const npm = spawn('npm', ['start'], {
-    cwd: ROOT,
-    env: childEnv({ DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const npm = watch(
+    spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: childEnv({ DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  t.teardown(() => {
+    if (npm.process.exitCode === null) npm.process.kill('SIGKILL');
   });
-  let output = '';
-  npm.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  npm.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const npmExited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
-  await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000);
+  await waitForStatus(`http://127.0.0.1:${port}/health/ready`, 200, 60_000, npm);
   const serverPid = await readLockHolder(dir.path);
   if (typeof serverPid !== 'number') throw new Error(`the server holds the data folder: ${serverPid}`);
-  npm.kill('SIGTERM');
-  await npmExited;
+  npm.process.kill('SIGTERM');
+  await exitOf(npm);
   const until = Date.now() + 15_000;
   let alive = true;
   while (Date.now() < until) {
@@ -140,6 +154,6 @@ test('SIGTERM to the npm process of `npm start` stops the server within the shut
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (alive) process.kill(serverPid!, 'SIGKILL');
-  t.false(alive, `the server (pid ${serverPid}) outlived npm:\n${output}`);
+  t.false(alive, `the server (pid ${serverPid}) outlived npm:\n${npm.output()}`);
   await t.throwsAsync(() => fetch(`http://127.0.0.1:${port}/health/alive`));
 });

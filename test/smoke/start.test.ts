@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import {
   childEnv,
+  exitOf,
   freePort,
   refusal,
   runRefused,
@@ -78,7 +79,7 @@ test.serial(
       t.is(bad.output.trim().split('\n').length, 1, bad.output);
     } finally {
       server.process.kill('SIGTERM');
-      await server.exited;
+      await exitOf(server);
     }
   },
 );
@@ -114,7 +115,7 @@ test.serial(
     await new Promise((resolve) => socket.once('close', resolve));
     t.regex(response, /^HTTP\/1\.1 404 /);
     t.true(response.includes('"status":"error"'));
-    t.is(await server.exited, 0, server.output());
+    t.is(await exitOf(server), 0, server.output());
   },
 );
 
@@ -149,7 +150,7 @@ test.serial(
       t.true(refused.output.includes('in use by process'), refused.output);
     } finally {
       server.process.kill('SIGTERM');
-      t.is(await server.exited, 0);
+      t.is(await exitOf(server), 0);
     }
   },
 );

@@ -38,13 +38,8 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Runs a repository script with the Node running the tests (Node 24). */
-export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A spawned child (stdout and stderr piped) as a Child: its output collected, its exit awaited. */
+export function watch(child: ChildProcess): Child {
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -52,8 +47,22 @@ export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
   return { process: child, output: () => output, exited };
+}
+
+/** Runs a repository script with the Node running the tests (Node 24). */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  return watch(
+    spawn(process.execPath, [join(ROOT, script), ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 /** Polls a URL until it answers with the wanted status, or fails after the deadline. */
@@ -81,16 +90,12 @@ export async function waitForStatus(
   );
 }
 
-/** Runs a script to completion and returns its exit code and output. */
-export async function runToEnd(
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; output: string }> {
-  const child = runScript(script, args, env);
-  const code = await child.exited;
-  return { code, output: child.output() };
-}
+/**
+ * How long a child that ends on its own (a CLI command, a server told to stop, a script) may run.
+ * Not a timing assertion: a kill deadline, kept well under ava's timeout (120 s without a result),
+ * so that a child that hangs fails its test with what it printed instead of eating CI's time.
+ */
+export const CHILD_DEADLINE_MS = 60_000;
 
 /**
  * How long a start that must be refused may run before it counts as having started instead. Not a
@@ -116,6 +121,88 @@ async function exitWithin(child: Child, ms: number): Promise<number | null | 'ru
   }
 }
 
+/** Stops a child that outran its deadline: SIGTERM, then SIGKILL after the grace. */
+async function stopLate(child: Child): Promise<void> {
+  child.process.kill('SIGTERM');
+  if ((await exitWithin(child, STOP_GRACE_MS)) === 'running') {
+    child.process.kill('SIGKILL');
+    await child.exited;
+  }
+}
+
+/**
+ * The exit code of a child that must end on its own (or after a signal the test sent). One still
+ * running after `deadlineMs` is stopped (SIGTERM, then SIGKILL) and the wait fails at once with
+ * what it printed, rather than hanging until ava's timeout.
+ */
+export async function exitOf(child: Child, deadlineMs = CHILD_DEADLINE_MS): Promise<number | null> {
+  const code = await exitWithin(child, deadlineMs);
+  if (code !== 'running') return code;
+  await stopLate(child);
+  throw new Error(
+    `${child.process.spawnfile} ${child.process.spawnargs.slice(1).join(' ')} was still running after ${deadlineMs} ms (stopped); it printed:\n${child.output()}`,
+  );
+}
+
+/**
+ * Waits until the child's output matches `pattern` (the match). Fails with the output when the
+ * child exits first, or, after `deadlineMs`, stops it and fails.
+ */
+export async function outputMatching(
+  child: Child,
+  pattern: RegExp,
+  deadlineMs = CHILD_DEADLINE_MS,
+): Promise<RegExpExecArray> {
+  const found = () => pattern.exec(child.output());
+  const seen = new Promise<RegExpExecArray>((resolve) => {
+    const check = () => {
+      const match = found();
+      if (!match) return;
+      child.process.stdout?.off('data', check);
+      child.process.stderr?.off('data', check);
+      resolve(match);
+    };
+    // After watch's listeners (registered first), so the chunk is in output() already.
+    child.process.stdout?.on('data', check);
+    child.process.stderr?.on('data', check);
+    check();
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), deadlineMs);
+  });
+  try {
+    // 'close' rather than the exit: by then all it printed has been read (the deadline bounds this
+    // too, should a grandchild keep its pipes open).
+    const closed = new Promise<'exited'>((resolve) => {
+      if (child.process.stdout?.closed !== false && child.process.stderr?.closed !== false) resolve('exited');
+      else child.process.once('close', () => resolve('exited'));
+    });
+    const outcome = await Promise.race([seen, closed, late]);
+    if (typeof outcome === 'object') return outcome;
+    const match = found();
+    if (match) return match;
+    if (outcome === 'late') await stopLate(child);
+    throw new Error(
+      `${outcome === 'late' ? `nothing matching ${pattern} within ${deadlineMs} ms (stopped)` : `exited (${child.process.exitCode}) before printing ${pattern}`}; it printed:\n${child.output()}`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs a script to completion (within `exitOf`'s kill deadline): its exit code and output. */
+export async function runToEnd(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  deadlineMs = CHILD_DEADLINE_MS,
+): Promise<{ code: number | null; output: string }> {
+  const child = runScript(script, args, env);
+  const code = await exitOf(child, deadlineMs);
+  return { code, output: child.output() };
+}
+
 /**
  * Waits for a child that must refuse to start: its exit code and output. One still running after
  * `deadlineMs` started instead: it is stopped (SIGTERM, then SIGKILL) and the test fails at once
@@ -127,11 +214,7 @@ export async function refusal(
 ): Promise<{ code: number | null; output: string }> {
   const code = await exitWithin(child, deadlineMs);
   if (code !== 'running') return { code, output: child.output() };
-  child.process.kill('SIGTERM');
-  if ((await exitWithin(child, STOP_GRACE_MS)) === 'running') {
-    child.process.kill('SIGKILL');
-    await child.exited;
-  }
+  await stopLate(child);
   throw new Error(
     `expected a refusal to start, but the process was still running after ${deadlineMs} ms (stopped); it printed:\n${child.output()}`,
   );
@@ -144,4 +227,26 @@ export function runRefused(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; output: string }> {
   return refusal(runScript(script, args, env));
+}
+
+/**
+ * Waits for a child that was told to stop (its `exited`); one still running after the grace is
+ * killed (SIGKILL), so a stop never hangs a test or its teardown.
+ */
+export async function exitedOrKilled(
+  child: ChildProcess | undefined,
+  exited: Promise<unknown>,
+  graceMs = STOP_GRACE_MS,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), graceMs);
+  });
+  try {
+    if ((await Promise.race([exited, late])) !== 'late') return;
+  } finally {
+    clearTimeout(timer);
+  }
+  child?.kill('SIGKILL');
+  await exited;
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestFn } from 'ava';
-import { freePort, tempDir } from './process.ts';
+import { exitedOrKilled, freePort, tempDir } from './process.ts';
 import { setUpForFile } from './read-through.ts';
 import { waitUntil } from './redis-server.ts';
 import { setUpTestSystem, type TestSystem } from './system.ts';
@@ -87,7 +87,7 @@ export class Radicale {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.#child?.kill('SIGTERM');
-    await this.#exited;
+    await exitedOrKilled(this.#child, this.#exited);
   }
 
   /** A request as `user` (Basic auth), for setting up and inspecting calendars. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { exitedOrKilled } from './process.ts';
 
 // One redis-server process (Debian's binary) of a test set-up: cluster node, master, replica or
 // sentinel, each in its own folder under the set-up's temp dir, logging to its own output.
@@ -147,6 +148,6 @@ export class RedisServerProcess {
     this.#child?.kill(signal);
     // A stopped process acts on SIGTERM only once continued.
     this.resume();
-    await this.#exited;
+    await exitedOrKilled(this.#child, this.#exited);
   }
 }
