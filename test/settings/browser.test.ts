@@ -129,3 +129,12 @@ test('settings pages end to end: create, secret once, rotate, admin approval, th
   );
   await t.throwsAsync(oidc.refreshTokenGrant(stale, tokens.refresh_token!));
 });
+
+test('a page that never answers an evaluate fails the test at the deadline instead of hanging it', async (t) => {
+  const { context, page } = await openPage(chromium(), { width: 400, height: 300 }, { deadlineMs: 200 });
+  t.teardown(() => context.close());
+  await t.throwsAsync(() => page.evaluate(() => new Promise<never>(() => {})), {
+    message: 'page.evaluate did not answer within 200 ms',
+  });
+  t.is(await page.evaluate((n) => n + 1, 1), 2, 'answers pass through');
+});

@@ -126,14 +126,54 @@ export interface OpenPage {
   problems: string[];
 }
 
-/** A fresh context on `browser` with one page of `viewport`, its problems collected. */
+/**
+ * How long a Chromium call that has no timeout of its own may take (a kill deadline, under ava's
+ * timeout, not a timing assertion). Playwright's actions and waits time out by themselves (30 s by
+ * default); `evaluate` and `content` do not, so a page that never answers held the test until
+ * ava's timeout, without saying where.
+ */
+export const CHROMIUM_DEADLINE_MS = 30_000;
+
+/** `action` within `ms`, or a failure naming `what`. */
+export async function inTime<T>(what: string, action: Promise<T>, ms = CHROMIUM_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([action, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Gives the page's `evaluate` and `content` the deadline (their results unchanged). */
+const bounded = new WeakSet<Page>();
+
+function withDeadlines(page: Page, ms: number): void {
+  if (bounded.has(page)) return;
+  bounded.add(page);
+  const evaluate = page.evaluate.bind(page) as (fn: unknown, arg?: unknown) => Promise<unknown>;
+  page.evaluate = ((fn: unknown, arg?: unknown) =>
+    inTime('page.evaluate', evaluate(fn, arg), ms)) as unknown as Page['evaluate'];
+  const content = page.content.bind(page);
+  page.content = () => inTime('page.content', content(), ms);
+}
+
+/**
+ * A fresh context on `browser` with one page of `viewport`, its problems collected. Its pages
+ * (popups too) answer `evaluate` and `content` within `deadlineMs` or fail.
+ */
 export async function openPage(
   browser: Browser,
   viewport: { width: number; height: number },
-  options: { consoleErrors?: boolean } = {},
+  options: { consoleErrors?: boolean; deadlineMs?: number } = {},
 ): Promise<OpenPage> {
   const context = await browser.newContext({ viewport });
+  const deadlineMs = options.deadlineMs ?? CHROMIUM_DEADLINE_MS;
+  context.on('page', (opened) => withDeadlines(opened, deadlineMs));
   const page = await context.newPage();
+  withDeadlines(page, deadlineMs);
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   if (options.consoleErrors) {
