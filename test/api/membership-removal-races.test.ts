@@ -90,3 +90,55 @@ race('removing a team member made team owner meanwhile is refused to a team admi
   );
   t.is((await knex()('memberships').where({ id: s.teamMembership.target }).pluck('role'))[0], 'OWNER');
 });
+
+const deleteRow = (membershipId: number) => (trx: import('knex').Knex.Transaction) =>
+  trx('memberships')
+    .where({ id: membershipId })
+    .delete()
+    .then(() => undefined);
+
+// Two owners removing each other: the other removal is held, its delete of the remover's own
+// membership uncommitted, while this one runs. The remover's role is judged as locked, not as the
+// access check read it, so the organization (or team) keeps an owner.
+race('an organization owner removed meanwhile cannot remove the other owner', async (t) => {
+  const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.orgMembership.first!), () =>
+    call('DELETE', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`, {
+      token: s.users.first.apiKey,
+    }),
+  );
+  t.true(waited, "the removal waited for the remover's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'You cannot remove a member whose role (OWNER) is higher than your own (none)',
+  );
+  t.deepEqual(
+    await knex()('memberships').where({ organization_id: s.orgId }).pluck('id'),
+    [s.orgMembership.second],
+    'one owner stays',
+  );
+});
+
+race('a team owner removed meanwhile cannot remove the other team owner', async (t) => {
+  const s = await buildScene(knex(), {
+    first: { org: 'MEMBER', team: 'OWNER' },
+    second: { org: 'MEMBER', team: 'OWNER' },
+  });
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.teamMembership.first!), () =>
+    call('DELETE', `/v2/teams/${s.teamId}/memberships/${s.teamMembership.second}`, {
+      token: s.users.first.apiKey,
+    }),
+  );
+  t.true(waited, "the removal waited for the remover's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'Only a team owner or an organization admin or owner can remove a team owner',
+  );
+  t.deepEqual(
+    await knex()('memberships').where({ team_id: s.teamId }).pluck('id'),
+    [s.teamMembership.second],
+    'one team owner stays',
+  );
+});

@@ -398,9 +398,95 @@ function guarded<Facts>(kind: RecordKind, guard: RemovalGuard<Facts> | undefined
   if (verdict && !verdict.allowed) throw new RuleRefusedError(kind, verdict.reason);
 }
 
+/** A role as a removal locked it; null when there is no such membership (any longer). */
+export type LockedRole = { role: Role; accepted: boolean } | null;
+
+/**
+ * Rows a removal locks besides those it deletes, so that its rule is judged on them as they are:
+ * the remover's own memberships (their rank; two owners removing each other at once must not both
+ * succeed), and the parent's accepted owners (the last-owner rule).
+ */
+export interface RemovalLocks {
+  removerUserId?: number | undefined;
+  owners?: boolean | undefined;
+}
+
+/** What the extra locks saw (see RemovalLocks). */
+export interface RemovalContext {
+  /** The remover's memberships: of the organization, and, removing from a team, of that team. */
+  remover: { organization: LockedRole; team: LockedRole };
+  /** Accepted owners of the parent other than the membership removed; null unless `owners` was asked. */
+  otherOwners: number | null;
+}
+
+/** What removing a team (or organization) membership takes away, as a RemovalGuard sees it. */
+export interface MembershipRemovalFacts extends RemovalContext {
+  membership: Membership;
+}
+
+/**
+ * Locks, in one statement and in id order (so that removals locking overlapping rows wait for each
+ * other instead of deadlocking), the membership removed, the rows `locks` asks for, and `also`.
+ * The caller then reads them under the lock.
+ */
+async function lockForRemoval(
+  trx: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+  locks: RemovalLocks,
+  also?: (where: Knex.QueryBuilder) => void,
+): Promise<void> {
+  const column = parent.kind === 'team' ? 'team_id' : 'organization_id';
+  await trx('memberships')
+    .where((where) => {
+      where.where({ id: membershipId, [column]: parent.id });
+      if (locks.removerUserId !== undefined) {
+        const removerUserId = locks.removerUserId;
+        where.orWhere((mine) => mine.where({ user_id: removerUserId, [column]: parent.id }));
+        if (parent.kind === 'team') {
+          where.orWhere((mine) =>
+            mine
+              .where('user_id', removerUserId)
+              .whereIn('organization_id', trx('teams').select('organization_id').where('id', parent.id)),
+          );
+        }
+      }
+      if (locks.owners)
+        where.orWhere((owners) => owners.where({ [column]: parent.id, role: 'OWNER', accepted: true }));
+      also?.(where);
+    })
+    .orderBy('id')
+    .forUpdate()
+    .select('id');
+}
+
+/** Reads, under the locks lockForRemoval took, what they guard. */
+async function removalContext(
+  trx: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+  locks: RemovalLocks,
+): Promise<RemovalContext> {
+  const roleOf = async (of: MembershipParent): Promise<LockedRole> => {
+    if (locks.removerUserId === undefined) return null;
+    const found = await findMembershipOfUser(trx, of, locks.removerUserId);
+    return found && { role: found.role, accepted: found.accepted };
+  };
+  const organizationId = await organizationOfParent(trx, parent);
+  return {
+    remover: {
+      organization:
+        organizationId === null ? null : await roleOf({ kind: 'organization', id: organizationId }),
+      team: parent.kind === 'team' ? await roleOf(parent) : null,
+    },
+    otherOwners: locks.owners ? await countAcceptedOwners(trx, parent, membershipId) : null,
+  };
+}
+
 /**
  * Deletes the membership (with its `membership.removed` event); false when it is not under this
- * parent. `guard` judges the membership as locked (RuleRefusedError when it refuses).
+ * parent. `guard` judges the membership, and what `locks` asks for, as locked (RuleRefusedError
+ * when it refuses).
  */
 export async function deleteMembership(
   knex: Knex,
@@ -408,17 +494,16 @@ export async function deleteMembership(
   parent: MembershipParent,
   membershipId: number,
   audited: MembershipAudit = {},
-  guard?: RemovalGuard<Membership>,
+  guard?: RemovalGuard<MembershipRemovalFacts>,
+  locks: RemovalLocks = {},
 ): Promise<boolean> {
   if (!Number.isSafeInteger(membershipId)) return false;
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
-    const locked = await trx('memberships')
-      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
-      .forUpdate()
-      .first('id');
-    if (!locked) return false;
-    const before = (await findMembership(trx, parent, membershipId))!;
-    guarded(membershipKind(parent), guard, before);
+    await lockForRemoval(trx, parent, membershipId, locks);
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
+    const context = await removalContext(trx, parent, membershipId, locks);
+    guarded(membershipKind(parent), guard, { membership: before, ...context });
     await trx('memberships').where({ id: membershipId }).delete();
     await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
       before: membershipAuditView(before),
@@ -429,18 +514,29 @@ export async function deleteMembership(
 }
 
 /** What removing an organization membership takes away, as a RemovalGuard sees it. */
-export interface OrganizationRemovalFacts {
-  membership: Membership;
+export interface OrganizationRemovalFacts extends MembershipRemovalFacts {
   /** The member's memberships and invitations of the organization's teams, which go along. */
   teamMemberships: Array<{ id: number; teamId: number; role: Role; accepted: boolean }>;
 }
+
+/** The member's memberships (and invitations) of the organization's teams. */
+const teamMembershipsOf = (
+  trx: Knex,
+  organizationId: number,
+  member: Pick<Membership, 'userId' | 'invitedEmail'>,
+  where: Knex.QueryBuilder,
+) => {
+  where.whereIn('team_id', trx('teams').select('id').where('organization_id', organizationId));
+  if (member.userId !== null) where.where('user_id', member.userId);
+  else where.whereRaw('lower(invited_email) = lower(?)', [member.invitedEmail]);
+};
 
 /**
  * Deletes an organization membership together with the member's memberships (and invitations) of
  * the organization's teams (leaving an organization means leaving its teams), in one transaction
  * with its event (`membership.removed`, the team memberships in `details`); false when the
- * membership is not in this organization. `guard` judges all of them as locked (RuleRefusedError
- * when it refuses); exactly the team memberships it saw go.
+ * membership is not in this organization. `guard` judges all of them, and what `locks` asks for,
+ * as locked (RuleRefusedError when it refuses); exactly the team memberships it saw go.
  */
 export async function deleteOrganizationMembership(
   knex: Knex,
@@ -449,24 +545,23 @@ export async function deleteOrganizationMembership(
   membershipId: number,
   audited: MembershipAudit = {},
   guard?: RemovalGuard<OrganizationRemovalFacts>,
+  locks: RemovalLocks = {},
 ): Promise<boolean> {
   if (!Number.isSafeInteger(membershipId)) return false;
   const parent: MembershipParent = { kind: 'organization', id: organizationId };
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
-    const locked = await trx('memberships')
-      .where({ id: membershipId, organization_id: organizationId })
-      .forUpdate()
-      .first('id');
-    if (!locked) return false;
-    const before = (await findMembership(trx, parent, membershipId))!;
-    const ofMember = trx('memberships').whereIn(
-      'team_id',
-      trx('teams').select('id').where('organization_id', organizationId),
+    // Whom the membership is of, read before locking to lock their team memberships along with it.
+    const seen = await findMembership(trx, parent, membershipId);
+    if (!seen) return false;
+    await lockForRemoval(trx, parent, membershipId, locks, (where) =>
+      where.orWhere((teams) => teamMembershipsOf(trx, organizationId, seen, teams)),
     );
-    if (before.userId !== null) ofMember.where('user_id', before.userId);
-    else ofMember.whereRaw('lower(invited_email) = lower(?)', [before.invitedEmail]);
-    // In id order, so two removals locking the same rows wait for each other rather than deadlock.
-    const teamRows = (await ofMember
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
+    // Locked again as read now: a no-op but for a member who changed meanwhile (an invitation
+    // accepted between the two reads), whose other rows are then locked here.
+    const teamRows = (await trx('memberships')
+      .where((teams) => teamMembershipsOf(trx, organizationId, before, teams))
       .orderBy('id')
       .forUpdate()
       .select('id', 'team_id', 'role', 'accepted')) as Array<{
@@ -481,7 +576,8 @@ export async function deleteOrganizationMembership(
       role: team.role,
       accepted: team.accepted,
     }));
-    guarded('organizationMembership', guard, { membership: before, teamMemberships });
+    const context = await removalContext(trx, parent, membershipId, locks);
+    guarded('organizationMembership', guard, { membership: before, teamMemberships, ...context });
     await trx('memberships').where({ id: membershipId }).delete();
     if (teamMemberships.length > 0) {
       await trx('memberships')

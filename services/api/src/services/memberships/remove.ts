@@ -48,23 +48,28 @@ export async function removeMembership(
   // Leaving (one's own membership) and removing someone are told apart in the log.
   const audited = { audit, action: self ? 'membership.left' : 'membership.removed' };
   // The rules judge the memberships as the delete locks them, so a role changed meanwhile (the
-  // target's, or one of their team roles) is judged as it is: refused, RuleRefusedError (403).
+  // target's, or one of their team roles) is judged as it is: refused, RuleRefusedError (403). The
+  // remover's own memberships are locked and judged too, not taken from the access check: two
+  // owners removing each other at once would otherwise both succeed and leave no owner.
+  const locks = { removerUserId: caller.userId };
   let removed: boolean;
   if (parent.kind === 'organization') {
-    const actorOrgRole = effectiveOrgRole(access.orgMembership);
     removed = await deleteOrganizationMembership(
       knex,
       deps.stores.tokenStore,
       parent.id,
       membershipId,
       audited,
-      ({ membership, teamMemberships }) =>
-        firstRefusal(
+      ({ membership, teamMemberships, remover }) => {
+        const actorOrgRole = effectiveOrgRole(remover.organization);
+        return firstRefusal(
           checkOrgMembershipRemoval({ actorOrgRole, targetRole: membership.role, self }),
           // Removing an organization membership takes its teams' memberships along, so the team
           // rules hold for those too: nobody takes along a team role they could not remove there.
           checkOrgRemovalOfTeamRoles({ actorOrgRole, targetTeamMemberships: teamMemberships, self }),
-        ),
+        );
+      },
+      locks,
     );
   } else {
     removed = await deleteMembership(
@@ -73,13 +78,14 @@ export async function removeMembership(
       parent,
       membershipId,
       audited,
-      (membership) =>
+      ({ membership, remover }) =>
         checkTeamMembershipRemoval({
-          actorTeamRole: access.teamMembership?.accepted ? access.teamMembership.role : null,
-          actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(access.orgMembership) : null,
+          actorTeamRole: remover.team?.accepted ? remover.team.role : null,
+          actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(remover.organization) : null,
           targetRole: membership.role,
           self,
         }),
+      locks,
     );
   }
   if (!removed) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
