@@ -2,6 +2,7 @@ import { listAuditEvents } from '@sched/db/queries/audit-log';
 import { findMembershipOfUser, listMemberships } from '@sched/db/queries/memberships';
 import { findOrganizationById } from '@sched/db/queries/organizations';
 import test from 'ava';
+import { whileLocked } from '../support/database.ts';
 import { insertMembership, insertUser } from '../support/factories.ts';
 import { FlowBrowser } from '../support/oauth.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
@@ -281,3 +282,32 @@ test('non-administrators get 403 on every page and action, signed-out people the
   t.truthy(await findMembershipOfUser(world.knex(), parent, scene.users.member.id));
   t.is((await eventsOf('organization', scene.orgId)).length, 0);
 });
+
+// Two administrators removing the last two owners at once: the other removal is held, its delete
+// uncommitted, while this one runs. The other owners are counted as locked, so one owner stays.
+// Postgres only: the interleaving needs two connections, which PGlite has not.
+(process.env.DATABASE_URL ? test : test.skip)(
+  'members: removing an owner while the other owner is removed meanwhile is refused (409)',
+  async (t) => {
+    const scene = await buildScene(world.knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+    const admin = await insertUser(world.knex(), { serviceAdmin: true });
+    const browser = await signedIn(world, admin);
+    const path = `${ORGS}/${scene.orgId}`;
+    const view = page(await browser.open(path));
+    const { result, waited } = await whileLocked(
+      world.knex(),
+      (trx) =>
+        trx('memberships')
+          .where({ id: scene.orgMembership.first })
+          .delete()
+          .then(() => undefined),
+      () => post(browser, view, `${path}/members/${scene.orgMembership.second}/remove`),
+    );
+    t.true(waited, 'the removal waited for the other owner');
+    t.is(result.status, 409);
+    t.true(text(result.html).includes('The organization must keep at least one owner'));
+    t.deepEqual(await world.knex()('memberships').where({ organization_id: scene.orgId }).pluck('id'), [
+      scene.orgMembership.second,
+    ]);
+  },
+);

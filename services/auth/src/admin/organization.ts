@@ -1,16 +1,12 @@
-import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
+import { DuplicateRecordError, RecordNotFoundError, RuleRefusedError } from '@sched/db/errors';
 import {
-  countAcceptedOwners,
   createMembership,
   deleteOrganizationMembership,
-  findMembership,
   listMemberships,
-  type MembershipParent,
 } from '@sched/db/queries/memberships';
 import { findOrganizationById, updateOrganization } from '@sched/db/queries/organizations';
 import { findUserByEmail } from '@sched/db/queries/users';
-import { transactionWithBumps } from '@sched/db/versions';
-import { ConflictError, NotFoundError } from '@sched/kit/errors';
+import { NotFoundError } from '@sched/kit/errors';
 import { ROLES } from '@sched/policy/roles';
 import type { Context } from 'koa';
 import { z } from 'zod';
@@ -161,30 +157,25 @@ export const removeMemberAction: AdminHandler = async (deps, ctx, signedIn) => {
   const membershipId = numericParam(ctx, 'membershipId', 'Membership not found');
   await readForm(deps, ctx, userPurpose(signedIn.user.id));
   const { runtime } = deps;
-  const parent: MembershipParent = { kind: 'organization', id: organization.id };
   let removed: boolean;
   try {
-    removed = await transactionWithBumps(
+    // The other owners are locked with the membership removed, so two admins removing the last two
+    // owners at once do not both succeed: the second sees the first's removal.
+    removed = await deleteOrganizationMembership(
       runtime.stores.db.knex,
       runtime.stores.tokenStore,
-      async (trx, bumper) => {
-        const target = await findMembership(trx, parent, membershipId);
-        if (!target) return false;
-        if (
-          target.role === 'OWNER' &&
-          target.accepted &&
-          (await countAcceptedOwners(trx, parent, target.id)) === 0
-        )
-          throw new ConflictError(LAST_OWNER);
-        return deleteOrganizationMembership(trx, bumper, organization.id, membershipId, {
-          audit: signedIn.actor.audit,
-          action: 'membership.removed',
-        });
-      },
+      organization.id,
+      membershipId,
+      { audit: signedIn.actor.audit, action: 'membership.removed' },
+      ({ membership, otherOwners }) =>
+        membership.role === 'OWNER' && membership.accepted && otherOwners === 0
+          ? { allowed: false, reason: LAST_OWNER }
+          : { allowed: true },
+      { owners: true },
     );
   } catch (error) {
-    if (!(error instanceof ConflictError)) throw error;
-    return render(deps, ctx, signedIn, 409, { error: error.message });
+    if (!(error instanceof RuleRefusedError)) throw error;
+    return render(deps, ctx, signedIn, 409, { error: error.reason });
   }
   if (!removed) throw new NotFoundError('Membership not found');
   seeOther(ctx, `${adminOrganizationPath(organization.id)}?notice=member-removed`);
