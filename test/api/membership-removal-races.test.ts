@@ -142,3 +142,48 @@ race('a team owner removed meanwhile cannot remove the other team owner', async 
     'one team owner stays',
   );
 });
+
+// Adding to a team of the organization while the member is removed from the organization: the add
+// waits for the removal and is refused, so no team membership outlives the organization membership.
+race('adding to a team someone removed from the organization meanwhile is refused', async (t) => {
+  const s = await buildScene(knex(), { owner: { org: 'OWNER', team: 'OWNER' }, target: { org: 'MEMBER' } });
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.orgMembership.target!), () =>
+    call('POST', `/v2/teams/${s.teamId}/memberships`, {
+      token: s.users.owner.apiKey,
+      body: { userId: s.users.target.id, role: 'MEMBER' },
+    }),
+  );
+  t.true(waited, 'the add waited for the organization membership');
+  t.is(result.status, 400, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'The user must be a member of the organization first (an invitation is enough)',
+  );
+  t.deepEqual(await knex()('memberships').where({ user_id: s.users.target.id }).pluck('id'), []);
+});
+
+// The other order: the add goes first (held uncommitted, as the add locks it) and the removal
+// waits for it, then takes the new team membership along.
+race(
+  'removing from the organization someone being added to a team meanwhile takes that membership along',
+  async (t) => {
+    const s = await buildScene(knex(), { owner: { org: 'OWNER', team: 'OWNER' }, target: { org: 'MEMBER' } });
+    const add = async (trx: import('knex').Knex.Transaction) => {
+      await trx('memberships').where({ id: s.orgMembership.target }).forShare().first('id');
+      await trx('memberships').insert({
+        user_id: s.users.target.id,
+        team_id: s.teamId,
+        role: 'MEMBER',
+        accepted: true,
+      });
+    };
+    const { result, waited } = await whileLocked(knex(), add, () =>
+      call('DELETE', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`, {
+        token: s.users.owner.apiKey,
+      }),
+    );
+    t.true(waited, 'the removal waited for the add');
+    t.true(result.status < 300, JSON.stringify(result.body));
+    t.deepEqual(await knex()('memberships').where({ user_id: s.users.target.id }).pluck('id'), []);
+  },
+);

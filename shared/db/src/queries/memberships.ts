@@ -206,6 +206,14 @@ export async function findMembershipOfUser(
   return row ? mapMembership(row) : null;
 }
 
+/**
+ * Locks the membership FOR SHARE until the transaction ends, so that nobody deletes it (removals
+ * lock FOR UPDATE) while something that depends on it is made.
+ */
+export async function lockMembershipForShare(trx: Knex, membershipId: number): Promise<void> {
+  await trx('memberships').where('id', membershipId).forShare().first('id');
+}
+
 /** Memberships of the organization or team, oldest first (by id). */
 export async function listMemberships(
   knex: Knex,

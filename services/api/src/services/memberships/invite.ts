@@ -2,8 +2,10 @@ import { DuplicateRecordError, RecordNotFoundError } from '@sched/db/errors';
 import type { AuditContext } from '@sched/db/queries/audit-log';
 import {
   createMembership,
+  findMembership,
   findMembershipByEmail,
   findMembershipOfUser,
+  lockMembershipForShare,
   type Membership,
   type MembershipParent,
   type NewMembership,
@@ -12,12 +14,14 @@ import {
 import { findOrganizationById } from '@sched/db/queries/organizations';
 import { findTeamById } from '@sched/db/queries/teams';
 import { findUserById } from '@sched/db/queries/users';
+import { transactionWithBumps, type VersionBumper } from '@sched/db/versions';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import { sendInvitationMail } from '@sched/memberships/invitation-mail';
 import { checkRoleAssignment } from '@sched/policy/membership-rules';
 import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
 import { userCallerKey } from '@sched/runtime/rate-limit';
+import type { Knex } from 'knex';
 import { enforceCallerLimit } from '../../auth/rate-limit.ts';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import type { RouteRateLimit } from '../../routing/route.ts';
@@ -65,24 +69,43 @@ export async function addMembership(
     checkRoleAssignment({ actorRole: actorRoleOf(access), self, currentRole: null, newRole: input.role }),
   );
   const organizationOfTeam = parent.kind === 'team' ? access.team!.organizationId : null;
-  const invitee =
-    organizationOfTeam === null
-      ? await inviteeOfInvitation(deps, caller, parent, input)
-      : await inviteeOfOrganizationTeam(deps, caller, parent, organizationOfTeam, input);
-  // Each invitation e-mails someone the caller chose: bounded per inviter, before anything is made.
-  if (!invitee.accepted) await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
+  const knex = deps.stores.db.knex;
+  // Each invitation e-mails someone the caller chose: bounded per inviter, before anything is made
+  // (and outside the insert's transaction: the limit's store may use a connection of its own).
+  const limit = async (invitee: Invitee) => {
+    if (!invitee.accepted) await enforceCallerLimit(INVITATIONS_LIMIT, userCallerKey(caller.userId), deps);
+  };
   // Its event: `membership.invited`, or `membership.added` for a team of an organization's member.
-  const membership = await insert(
-    deps,
-    {
-      parent,
-      member: invitee.member,
-      role: input.role,
-      accepted: invitee.accepted,
-      invitedByUserId: caller.userId,
-    },
-    audit,
-  );
+  const add = (trx: Knex, versions: VersionBumper, invitee: Invitee) =>
+    insert(
+      trx,
+      versions,
+      {
+        parent,
+        member: invitee.member,
+        role: input.role,
+        accepted: invitee.accepted,
+        invitedByUserId: caller.userId,
+      },
+      audit,
+    );
+  let membership: Membership;
+  if (organizationOfTeam === null) {
+    const invitee = await inviteeOfInvitation(deps, caller, parent, input);
+    await limit(invitee);
+    membership = await add(knex, deps.stores.tokenStore, invitee);
+  } else {
+    const ofTeam = (trx: Knex, lock: boolean) =>
+      inviteeOfOrganizationTeam(trx, caller, parent, organizationOfTeam, input, lock);
+    await limit(await ofTeam(knex, false));
+    // Then judged again with the organization membership locked, in the insert's transaction: a
+    // removal from the organization at the same time either waits and takes the new team
+    // membership along, or goes first and the add is refused. (Should the membership turn pending
+    // meanwhile, that one invitation escapes the limit.)
+    membership = await transactionWithBumps(knex, deps.stores.tokenStore, async (trx, bumper) =>
+      add(trx, bumper, await ofTeam(trx, true)),
+    );
+  }
   if (!membership.accepted) await mailInvitation(deps, parent, membership, caller);
   return membership;
 }
@@ -95,8 +118,8 @@ async function inviteeOfInvitation(
   input: NewMembershipInput,
 ): Promise<Invitee> {
   if (input.accepted === true) throw new ForbiddenError(MUST_ACCEPT);
-  if ('email' in input) return invitationOfAddress(deps, parent, input.email);
-  await requireKnownUser(deps, caller, input.userId);
+  if ('email' in input) return invitationOfAddress(deps.stores.db.knex, parent, input.email);
+  await requireKnownUser(deps.stores.db.knex, caller, input.userId);
   return { member: { userId: input.userId }, accepted: false };
 }
 
@@ -105,15 +128,15 @@ async function inviteeOfInvitation(
  * either way, and the invitee's verified address accepts it (docs/schema.md, "Invitations").
  * Accepted members are listed to the inviter anyway, so one of them is 409.
  */
-async function invitationOfAddress(deps: Runtime, parent: MembershipParent, email: string): Promise<Invitee> {
-  const existing = await findMembershipByEmail(deps.stores.db.knex, parent, email);
+async function invitationOfAddress(knex: Knex, parent: MembershipParent, email: string): Promise<Invitee> {
+  const existing = await findMembershipByEmail(knex, parent, email);
   if (existing?.accepted) throw alreadyMember(parent, 'body.email');
   return { member: { email }, accepted: false };
 }
 
 /** An id names a user only to someone sharing an accepted membership with them; any other: 404. */
-async function requireKnownUser(deps: Runtime, caller: UserCaller, userId: number): Promise<void> {
-  if (!(await shareAcceptedMembership(deps.stores.db.knex, caller.userId, userId))) {
+async function requireKnownUser(knex: Knex, caller: UserCaller, userId: number): Promise<void> {
+  if (!(await shareAcceptedMembership(knex, caller.userId, userId))) {
     throw new NotFoundError(USER_NOT_FOUND);
   }
 }
@@ -125,26 +148,29 @@ async function requireKnownUser(deps: Runtime, caller: UserCaller, userId: numbe
  * no way to know.
  */
 async function inviteeOfOrganizationTeam(
-  deps: Runtime,
+  knex: Knex,
   caller: UserCaller,
   team: MembershipParent,
   organizationId: number,
   input: NewMembershipInput,
+  lock: boolean,
 ): Promise<Invitee> {
   const organization: MembershipParent = { kind: 'organization', id: organizationId };
   return 'email' in input
-    ? inviteeOfOrganizationTeamByEmail(deps, team, organization, input.email, input.accepted)
-    : inviteeOfOrganizationTeamById(deps, caller, organization, input.userId, input.accepted);
+    ? inviteeOfOrganizationTeamByEmail(knex, team, organization, input.email, input.accepted, lock)
+    : inviteeOfOrganizationTeamById(knex, caller, organization, input.userId, input.accepted, lock);
 }
 
 async function inviteeOfOrganizationTeamByEmail(
-  deps: Runtime,
+  knex: Knex,
   team: MembershipParent,
   organization: MembershipParent,
   email: string,
   accepted: boolean | undefined,
+  lock: boolean,
 ): Promise<Invitee> {
-  const orgMembership = await findMembershipByEmail(deps.stores.db.knex, organization, email);
+  const found = await findMembershipByEmail(knex, organization, email);
+  const orgMembership = lock ? await lockedMembership(knex, organization, found) : found;
   if (!orgMembership) throw notInOrganization('body.email');
   // The caller shares the organization with its accepted members: they may join at once.
   if (orgMembership.accepted && accepted !== false) {
@@ -152,30 +178,51 @@ async function inviteeOfOrganizationTeamByEmail(
   }
   // Anyone else pending is invited at the address typed, never at an account found by it, so the
   // answer neither depends on whether the address has an account nor shows that account's id.
-  return invitationOfAddress(deps, team, email);
+  return invitationOfAddress(knex, team, email);
 }
 
 async function inviteeOfOrganizationTeamById(
-  deps: Runtime,
+  knex: Knex,
   caller: UserCaller,
   organization: MembershipParent,
   userId: number,
   accepted: boolean | undefined,
+  lock: boolean,
 ): Promise<Invitee> {
   // Known first (a pending invitation to the organization is no shared membership), so the answer
   // for an id the caller cannot know is the same 404 whatever that id's memberships.
-  await requireKnownUser(deps, caller, userId);
-  const orgMembership = await findMembershipOfUser(deps.stores.db.knex, organization, userId);
+  await requireKnownUser(knex, caller, userId);
+  const found = await findMembershipOfUser(knex, organization, userId);
+  const orgMembership = lock ? await lockedMembership(knex, organization, found) : found;
   if (!orgMembership) throw notInOrganization('body.userId');
   return { member: { userId }, accepted: orgMembership.accepted && accepted !== false };
+}
+
+/**
+ * The organization membership found, locked (FOR SHARE: removals lock it FOR UPDATE, so they wait
+ * for the add, or it for them) and read again under the lock; null when it is gone meanwhile.
+ */
+async function lockedMembership(
+  trx: Knex,
+  organization: MembershipParent,
+  found: Membership | null,
+): Promise<Membership | null> {
+  if (!found) return null;
+  await lockMembershipForShare(trx, found.id);
+  return findMembership(trx, organization, found.id);
 }
 
 const notInOrganization = (field: string) =>
   new BadRequestError(NOT_IN_ORGANIZATION, [{ field, message: 'not a member of the organization' }]);
 
-async function insert(deps: Runtime, input: NewMembership, audit: AuditContext): Promise<Membership> {
+async function insert(
+  knex: Knex,
+  versions: VersionBumper,
+  input: NewMembership,
+  audit: AuditContext,
+): Promise<Membership> {
   try {
-    return await createMembership(deps.stores.db.knex, deps.stores.tokenStore, input, { audit });
+    return await createMembership(knex, versions, input, { audit });
   } catch (error) {
     if (error instanceof DuplicateRecordError) {
       const field = 'email' in input.member ? 'body.email' : 'body.userId';
