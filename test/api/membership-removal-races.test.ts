@@ -5,7 +5,8 @@ import { buildScene, setUpWorld } from '../support/world.ts';
 /**
  * A removal judges the memberships it removes as they are when it removes them: a role changed
  * by another transaction between the removal's check and its delete is seen (the check and the
- * delete run in one transaction, on locked rows). Each test holds such a change uncommitted in a
+ * delete run in one transaction, on locked rows); a role change counts the other owners likewise,
+ * on locked rows. Each test holds such a change uncommitted in a
  * transaction of its own until the removal waits for its lock, then commits it. Postgres only: the
  * interleaving needs two connections, which PGlite has not.
  */
@@ -187,3 +188,65 @@ race(
     t.deepEqual(await knex()('memberships').where({ user_id: s.users.target.id }).pluck('id'), []);
   },
 );
+
+const patchRole = (path: string, apiKey: string, role: string) =>
+  call('PATCH', path, { token: apiKey, body: { role } });
+
+// Two owners demoting each other: the other demotion is held, uncommitted, while this one runs. The
+// other owners are counted as the change locks them, not before it, so one owner stays.
+race('two organization owners demoting each other at once leave one owner', async (t) => {
+  const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.first!, 'ADMIN'), () =>
+    patchRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`,
+      s.users.first.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, 'the change waited for the other owner');
+  t.is(result.status, 409, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'The organization must keep at least one owner');
+  t.deepEqual(
+    await knex()('memberships').where({ organization_id: s.orgId, role: 'OWNER' }).pluck('id'),
+    [s.orgMembership.second],
+    'one owner stays',
+  );
+});
+
+race('two team owners demoting each other at once leave one team owner', async (t) => {
+  const s = await buildScene(knex(), {
+    first: { org: 'MEMBER', team: 'OWNER' },
+    second: { org: 'MEMBER', team: 'OWNER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.first!, 'ADMIN'), () =>
+    patchRole(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.second}`, s.users.first.apiKey, 'ADMIN'),
+  );
+  t.true(waited, 'the change waited for the other team owner');
+  t.is(result.status, 409, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'The team must keep at least one owner');
+  t.deepEqual(
+    await knex()('memberships').where({ team_id: s.teamId, role: 'OWNER' }).pluck('id'),
+    [s.teamMembership.second],
+    'one team owner stays',
+  );
+});
+
+// A demotion racing the removal of the other owner: the removal is held, its delete uncommitted.
+race('demoting an owner while the other owner is removed is refused', async (t) => {
+  const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.orgMembership.first!), () =>
+    patchRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`,
+      s.users.first.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, 'the change waited for the removed owner');
+  t.is(result.status, 409, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'The organization must keep at least one owner');
+  t.deepEqual(
+    await knex()('memberships').where({ organization_id: s.orgId, role: 'OWNER' }).pluck('id'),
+    [s.orgMembership.second],
+    'one owner stays',
+  );
+});

@@ -351,9 +351,19 @@ export interface MembershipPatch {
   customRoleId?: string | null;
 }
 
+/** What a change of a membership sees, as it locked it, for its guard. */
+export interface MembershipChangeFacts {
+  /** The membership before the change. */
+  membership: Membership;
+  /** Accepted owners of the parent other than this membership (the last-owner rule). */
+  otherOwners: number;
+}
+
 /**
  * Applies the patch (with its `membership.updated` event, only when a value changed); null when the
- * membership is not under this parent.
+ * membership is not under this parent. `guard` judges the membership and the parent's other
+ * accepted owners as locked, so two owners demoting each other at once, or a demotion racing an
+ * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses).
  */
 export async function updateMembership(
   knex: Knex,
@@ -362,6 +372,7 @@ export async function updateMembership(
   membershipId: number,
   patch: MembershipPatch,
   audited: MembershipAudit = {},
+  guard?: RemovalGuard<MembershipChangeFacts>,
 ): Promise<Membership | null> {
   const changes: Record<string, unknown> = {};
   if (patch.role !== undefined) changes['role'] = patch.role;
@@ -370,13 +381,15 @@ export async function updateMembership(
     return findMembership(knex, parent, membershipId);
   }
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
-    // The before view is read under the row lock, in the change's transaction.
-    const locked = await trx('memberships')
-      .where({ id: membershipId, [parent.kind === 'team' ? 'team_id' : 'organization_id']: parent.id })
-      .forUpdate()
-      .first('id');
-    if (!locked) return null;
-    const before = (await findMembership(trx, parent, membershipId))!;
+    // The before view is read under the row locks, in the change's transaction: the membership's
+    // and, for a guard, the parent's accepted owners', taken in id order as a removal takes them.
+    await lockForRemoval(trx, parent, membershipId, { owners: guard !== undefined });
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return null;
+    if (guard) {
+      const otherOwners = await countAcceptedOwners(trx, parent, membershipId);
+      guarded(membershipKind(parent), guard, { membership: before, otherOwners });
+    }
     // A value the membership already has changes nothing: no write, no event, no bump.
     if (changes['role'] === before.role) delete changes['role'];
     if (changes['custom_role_id'] === before.customRoleId) delete changes['custom_role_id'];
@@ -433,8 +446,9 @@ export interface MembershipRemovalFacts extends RemovalContext {
 }
 
 /**
- * Locks, in one statement and in id order (so that removals locking overlapping rows wait for each
- * other instead of deadlocking), the membership removed, the rows `locks` asks for, and `also`.
+ * Locks, in one statement and in id order (so that removals and changes locking overlapping rows
+ * wait for each other instead of deadlocking), the membership removed (or changed), the rows
+ * `locks` asks for, and `also`.
  * The caller then reads them under the lock.
  */
 async function lockForRemoval(

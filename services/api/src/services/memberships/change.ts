@@ -1,10 +1,6 @@
 import type { AuditContext } from '@sched/db/queries/audit-log';
-import {
-  countAcceptedOwners,
-  type Membership,
-  type MembershipPatch,
-  updateMembership,
-} from '@sched/db/queries/memberships';
+import { RuleRefusedError } from '@sched/db/errors';
+import { type Membership, type MembershipPatch, updateMembership } from '@sched/db/queries/memberships';
 import { findRole } from '@sched/db/queries/roles';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import { checkRoleAssignment } from '@sched/policy/membership-rules';
@@ -68,14 +64,31 @@ export async function changeMembership(
     }
     patch.customRoleId = change.customRoleId;
   }
-  if (target.role === 'OWNER' && change.role !== undefined && change.role !== 'OWNER' && target.accepted) {
-    if ((await countAcceptedOwners(knex, parent, target.id)) === 0) {
-      throw new ConflictError(`The ${parent.kind} must keep at least one owner`);
-    }
+  // The last-owner rule is judged on the membership and the other owners as the change locks them:
+  // counted before it, two owners demoting each other at once would both pass and leave none.
+  const lastOwner = `The ${parent.kind} must keep at least one owner`;
+  let updated: Membership | null;
+  try {
+    updated = await updateMembership(
+      knex,
+      deps.stores.tokenStore,
+      parent,
+      membershipId,
+      patch,
+      { audit },
+      ({ membership, otherOwners }) =>
+        membership.role === 'OWNER' &&
+        membership.accepted &&
+        patch.role !== undefined &&
+        patch.role !== 'OWNER' &&
+        otherOwners === 0
+          ? { allowed: false, reason: lastOwner }
+          : { allowed: true },
+    );
+  } catch (error) {
+    if (error instanceof RuleRefusedError && error.reason === lastOwner) throw new ConflictError(lastOwner);
+    throw error;
   }
-  const updated = await updateMembership(knex, deps.stores.tokenStore, parent, membershipId, patch, {
-    audit,
-  });
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   return updated;
 }
