@@ -1,12 +1,13 @@
 import test from 'ava';
 import { whileLocked } from '../support/database.ts';
+import { insertCustomRole } from '../support/factories.ts';
 import { buildScene, setUpWorld } from '../support/world.ts';
 
 /**
  * A removal judges the memberships it removes as they are when it removes them: a role changed
  * by another transaction between the removal's check and its delete is seen (the check and the
- * delete run in one transaction, on locked rows); a role change counts the other owners likewise,
- * on locked rows. Each test holds such a change uncommitted in a
+ * delete run in one transaction, on locked rows); a role change judges the target's role, the
+ * caller's own and the other owners likewise, on locked rows. Each test holds such a change uncommitted in a
  * transaction of its own until the removal waits for its lock, then commits it. Postgres only: the
  * interleaving needs two connections, which PGlite has not.
  */
@@ -192,13 +193,14 @@ race(
 const patchRole = (path: string, apiKey: string, role: string) =>
   call('PATCH', path, { token: apiKey, body: { role } });
 
-// Two owners demoting each other: the other demotion is held, uncommitted, while this one runs. The
-// other owners are counted as the change locks them, not before it, so one owner stays.
-race('two organization owners demoting each other at once leave one owner', async (t) => {
+// Two owners demoting at once: the other owner's demotion is held, uncommitted, while this owner
+// demotes themselves. The other owners are counted as the change locks them, not before it, so
+// one owner stays.
+race('two organization owners demoting at once leave one owner', async (t) => {
   const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
-  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.first!, 'ADMIN'), () =>
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.second!, 'ADMIN'), () =>
     patchRole(
-      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`,
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.first}`,
       s.users.first.apiKey,
       'ADMIN',
     ),
@@ -208,35 +210,35 @@ race('two organization owners demoting each other at once leave one owner', asyn
   t.is(result.body.error.message, 'The organization must keep at least one owner');
   t.deepEqual(
     await knex()('memberships').where({ organization_id: s.orgId, role: 'OWNER' }).pluck('id'),
-    [s.orgMembership.second],
+    [s.orgMembership.first],
     'one owner stays',
   );
 });
 
-race('two team owners demoting each other at once leave one team owner', async (t) => {
+race('two team owners demoting at once leave one team owner', async (t) => {
   const s = await buildScene(knex(), {
     first: { org: 'MEMBER', team: 'OWNER' },
     second: { org: 'MEMBER', team: 'OWNER' },
   });
-  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.first!, 'ADMIN'), () =>
-    patchRole(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.second}`, s.users.first.apiKey, 'ADMIN'),
+  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.second!, 'ADMIN'), () =>
+    patchRole(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.first}`, s.users.first.apiKey, 'ADMIN'),
   );
   t.true(waited, 'the change waited for the other team owner');
   t.is(result.status, 409, JSON.stringify(result.body));
   t.is(result.body.error.message, 'The team must keep at least one owner');
   t.deepEqual(
     await knex()('memberships').where({ team_id: s.teamId, role: 'OWNER' }).pluck('id'),
-    [s.teamMembership.second],
+    [s.teamMembership.first],
     'one team owner stays',
   );
 });
 
-// A demotion racing the removal of the other owner: the removal is held, its delete uncommitted.
-race('demoting an owner while the other owner is removed is refused', async (t) => {
+// An owner demoting themselves while the other owner is removed: the removal is held, uncommitted.
+race('an owner demoting themselves while the other owner is removed is refused', async (t) => {
   const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
-  const { result, waited } = await whileLocked(knex(), deleteRow(s.orgMembership.first!), () =>
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.orgMembership.second!), () =>
     patchRole(
-      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`,
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.first}`,
       s.users.first.apiKey,
       'ADMIN',
     ),
@@ -246,7 +248,122 @@ race('demoting an owner while the other owner is removed is refused', async (t) 
   t.is(result.body.error.message, 'The organization must keep at least one owner');
   t.deepEqual(
     await knex()('memberships').where({ organization_id: s.orgId, role: 'OWNER' }).pluck('id'),
+    [s.orgMembership.first],
+    'one owner stays',
+  );
+});
+
+// The role-assignment rules judge the target's role and the caller's own as the change locks them:
+// a change committed meanwhile is judged as committed, not as the access check read it.
+race('an admin cannot change an organization member made owner meanwhile', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER' },
+    admin: { org: 'ADMIN' },
+    target: { org: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.target!, 'OWNER'), () =>
+    patchRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+      s.users.admin.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, 'the change waited for the membership');
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'An admin cannot change the role of an existing owner');
+  t.is((await knex()('memberships').where({ id: s.orgMembership.target }).pluck('role'))[0], 'OWNER');
+});
+
+race('a team admin cannot change a team member made team owner meanwhile', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER', team: 'OWNER' },
+    teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+    target: { org: 'MEMBER', team: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.target!, 'OWNER'), () =>
+    patchRole(
+      `/v2/teams/${s.teamId}/memberships/${s.teamMembership.target}`,
+      s.users.teamAdmin.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, 'the change waited for the membership');
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'An admin cannot change the role of an existing owner');
+  t.is((await knex()('memberships').where({ id: s.teamMembership.target }).pluck('role'))[0], 'OWNER');
+});
+
+race('an organization admin demoted meanwhile cannot make a member admin', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER' },
+    admin: { org: 'ADMIN' },
+    target: { org: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.admin!, 'MEMBER'), () =>
+    patchRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+      s.users.admin.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, "the change waited for the caller's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'You cannot assign a role (ADMIN) higher than your own (MEMBER)');
+  t.is((await knex()('memberships').where({ id: s.orgMembership.target }).pluck('role'))[0], 'MEMBER');
+});
+
+// Two owners demoting each other: the other owner's demotion of this one is held, uncommitted.
+race('an owner demoted meanwhile cannot demote the other owner', async (t) => {
+  const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.first!, 'ADMIN'), () =>
+    patchRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.second}`,
+      s.users.first.apiKey,
+      'ADMIN',
+    ),
+  );
+  t.true(waited, "the change waited for the caller's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'An admin cannot change the role of an existing owner');
+  t.deepEqual(
+    await knex()('memberships').where({ organization_id: s.orgId, role: 'OWNER' }).pluck('id'),
     [s.orgMembership.second],
     'one owner stays',
   );
+});
+
+race('a team owner removed meanwhile cannot demote the other team owner', async (t) => {
+  const s = await buildScene(knex(), {
+    first: { org: 'MEMBER', team: 'OWNER' },
+    second: { org: 'MEMBER', team: 'OWNER' },
+  });
+  const { result, waited } = await whileLocked(knex(), deleteRow(s.teamMembership.first!), () =>
+    patchRole(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.second}`, s.users.first.apiKey, 'ADMIN'),
+  );
+  t.true(waited, "the change waited for the caller's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    'You cannot modify a member whose role (OWNER) is higher than your own (MEMBER)',
+  );
+  t.deepEqual(
+    await knex()('memberships').where({ team_id: s.teamId, role: 'OWNER' }).pluck('id'),
+    [s.teamMembership.second],
+    'one team owner stays',
+  );
+});
+
+race('an owner demoted meanwhile cannot change the custom role of their own membership', async (t) => {
+  const s = await buildScene(knex(), { first: { org: 'OWNER' }, second: { org: 'OWNER' } });
+  const powerful = await insertCustomRole(knex(), s.orgId, ['*.*']);
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.first!, 'ADMIN'), () =>
+    call('PATCH', `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.first}`, {
+      token: s.users.first.apiKey,
+      body: { customRoleId: powerful },
+    }),
+  );
+  t.true(waited, "the change waited for the caller's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'You cannot change the custom role of your own membership');
+  t.is((await knex()('memberships').where({ id: s.orgMembership.first }).pluck('custom_role_id'))[0], null);
 });

@@ -357,13 +357,16 @@ export interface MembershipChangeFacts {
   membership: Membership;
   /** Accepted owners of the parent other than this membership (the last-owner rule). */
   otherOwners: number;
+  /** The changer's memberships as locked (their rank), when `locks.removerUserId` names them. */
+  changer: RemovalContext['remover'];
 }
 
 /**
  * Applies the patch (with its `membership.updated` event, only when a value changed); null when the
  * membership is not under this parent. `guard` judges the membership and the parent's other
  * accepted owners as locked, so two owners demoting each other at once, or a demotion racing an
- * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses).
+ * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses); with
+ * `locks.removerUserId` the changer's own memberships are locked and judged too (their rank).
  */
 export async function updateMembership(
   knex: Knex,
@@ -373,6 +376,7 @@ export async function updateMembership(
   patch: MembershipPatch,
   audited: MembershipAudit = {},
   guard?: RemovalGuard<MembershipChangeFacts>,
+  locks: Pick<RemovalLocks, 'removerUserId'> = {},
 ): Promise<Membership | null> {
   const changes: Record<string, unknown> = {};
   if (patch.role !== undefined) changes['role'] = patch.role;
@@ -382,13 +386,19 @@ export async function updateMembership(
   }
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
     // The before view is read under the row locks, in the change's transaction: the membership's
-    // and, for a guard, the parent's accepted owners', taken in id order as a removal takes them.
-    await lockForRemoval(trx, parent, membershipId, { owners: guard !== undefined });
+    // and, for a guard, the parent's accepted owners' and the changer's own, taken in id order as
+    // a removal takes them.
+    const locked: RemovalLocks = { ...locks, owners: guard !== undefined };
+    await lockForRemoval(trx, parent, membershipId, locked);
     const before = await findMembership(trx, parent, membershipId);
     if (!before) return null;
     if (guard) {
-      const otherOwners = await countAcceptedOwners(trx, parent, membershipId);
-      guarded(membershipKind(parent), guard, { membership: before, otherOwners });
+      const { remover, otherOwners } = await removalContext(trx, parent, membershipId, locked);
+      guarded(membershipKind(parent), guard, {
+        membership: before,
+        otherOwners: otherOwners!,
+        changer: remover,
+      });
     }
     // A value the membership already has changes nothing: no write, no event, no bump.
     if (changes['role'] === before.role) delete changes['role'];

@@ -9,6 +9,7 @@ import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
 import { requireGrantable } from '../permissions.ts';
 import {
+  actorRoleFrom,
   actorRoleOf,
   enforce,
   type MembershipReadRequirement,
@@ -48,6 +49,8 @@ export async function changeMembership(
   const target = await getMembership(deps, access, membershipId);
   const actorRole = actorRoleOf(access);
   const self = target.userId === caller.userId;
+  // Judged here first so that a refused request is answered as it always was (before any other
+  // check), and again on locked rows below.
   enforce(checkRoleAssignment({ actorRole, self, currentRole: target.role, newRole: change.role ?? null }));
   if (change.accepted !== undefined && change.accepted !== target.accepted)
     throw new ForbiddenError(MUST_ACCEPT);
@@ -56,7 +59,7 @@ export async function changeMembership(
   if (change.role !== undefined) patch.role = change.role;
   if (change.customRoleId !== undefined) {
     if (self && actorRole !== 'OWNER' && change.customRoleId !== target.customRoleId) {
-      throw new ForbiddenError('You cannot change the custom role of your own membership');
+      throw new ForbiddenError(OWN_CUSTOM_ROLE);
     }
     if (change.customRoleId !== null) {
       const permissions = await assignableRolePermissions(deps, access, change.customRoleId);
@@ -64,8 +67,10 @@ export async function changeMembership(
     }
     patch.customRoleId = change.customRoleId;
   }
-  // The last-owner rule is judged on the membership and the other owners as the change locks them:
-  // counted before it, two owners demoting each other at once would both pass and leave none.
+  // The rules are judged again on the membership, the caller's own memberships and the other
+  // owners as the change locks them: a role changed at the same moment (the target made owner, the
+  // caller demoted or removed) is judged as committed, and two owners demoting each other at once
+  // cannot both pass the last-owner rule and leave none. A refusal keeps its 403 message.
   const lastOwner = `The ${parent.kind} must keep at least one owner`;
   let updated: Membership | null;
   try {
@@ -76,14 +81,32 @@ export async function changeMembership(
       membershipId,
       patch,
       { audit },
-      ({ membership, otherOwners }) =>
-        membership.role === 'OWNER' &&
-        membership.accepted &&
-        patch.role !== undefined &&
-        patch.role !== 'OWNER' &&
-        otherOwners === 0
+      ({ membership, otherOwners, changer }) => {
+        const lockedActorRole = actorRoleFrom(access, changer);
+        const assignment = checkRoleAssignment({
+          actorRole: lockedActorRole,
+          self,
+          currentRole: membership.role,
+          newRole: patch.role ?? null,
+        });
+        if (!assignment.allowed) return assignment;
+        if (
+          self &&
+          lockedActorRole !== 'OWNER' &&
+          patch.customRoleId !== undefined &&
+          patch.customRoleId !== membership.customRoleId
+        ) {
+          return { allowed: false, reason: OWN_CUSTOM_ROLE };
+        }
+        return membership.role === 'OWNER' &&
+          membership.accepted &&
+          patch.role !== undefined &&
+          patch.role !== 'OWNER' &&
+          otherOwners === 0
           ? { allowed: false, reason: lastOwner }
-          : { allowed: true },
+          : { allowed: true };
+      },
+      { removerUserId: caller.userId },
     );
   } catch (error) {
     if (error instanceof RuleRefusedError && error.reason === lastOwner) throw new ConflictError(lastOwner);
@@ -92,6 +115,8 @@ export async function changeMembership(
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   return updated;
 }
+
+const OWN_CUSTOM_ROLE = 'You cannot change the custom role of your own membership';
 
 const changesNothing = (target: Membership, change: MembershipChange): boolean =>
   (change.role === undefined || change.role === target.role) &&

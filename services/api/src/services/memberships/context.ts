@@ -1,6 +1,6 @@
 import type { MembershipParent } from '@sched/db/queries/memberships';
 import { ForbiddenError, InsufficientScopeError } from '@sched/kit/errors';
-import { decideAccess } from '@sched/policy/access';
+import { decideAccess, type MembershipFacts } from '@sched/policy/access';
 import { effectiveOrgRole, effectiveTeamRole, type RuleResult } from '@sched/policy/membership-rules';
 import type { Permission } from '@sched/policy/permissions';
 import type { Role } from '@sched/policy/roles';
@@ -26,10 +26,18 @@ export function parentOf(access: AccessContext): MembershipParent {
 
 /** The caller's rank for rule checks: org role, or the higher of team role and (org team) org role. */
 export function actorRoleOf(access: AccessContext): Role | null {
-  if (access.requirement.level === 'organization') return effectiveOrgRole(access.orgMembership);
+  return actorRoleFrom(access, { organization: access.orgMembership, team: access.teamMembership });
+}
+
+/** The same rank from the caller's memberships as a write locked them (see actorRoleOf). */
+export function actorRoleFrom(
+  access: AccessContext,
+  mine: { organization: MembershipFacts | null; team: MembershipFacts | null },
+): Role | null {
+  if (access.requirement.level === 'organization') return effectiveOrgRole(mine.organization);
   return effectiveTeamRole({
-    teamMembership: access.teamMembership,
-    orgMembership: access.orgMembership,
+    teamMembership: mine.team,
+    orgMembership: mine.organization,
     teamInOrganization: teamInOrganization(access),
   });
 }
