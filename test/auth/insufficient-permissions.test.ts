@@ -1,4 +1,5 @@
-import { createMembership, deleteMembership, findMembershipOfUser } from '@sched/db/queries/memberships';
+import { deleteMembership } from '@sched/db/queries/membership-changes';
+import { createMembership, findMembershipOfUser } from '@sched/db/queries/memberships';
 import { createOrganization } from '@sched/db/queries/organizations';
 import { createTeam } from '@sched/db/queries/teams';
 import { INSUFFICIENT_PERMISSIONS_DESCRIPTION } from '@sched/policy/authorization-scopes';

@@ -1,9 +1,6 @@
 import { addRolePermissions, createRole, deleteRole, removeRolePermissions } from '@sched/db/queries/roles';
-import {
-  createMembership,
-  deleteOrganizationMembership,
-  updateMembership,
-} from '@sched/db/queries/memberships';
+import { deleteOrganizationMembership, updateMembership } from '@sched/db/queries/membership-changes';
+import { createMembership } from '@sched/db/queries/memberships';
 import { saveOnboardingCalendar, saveOnboardingProfile } from '@sched/db/queries/onboarding';
 import { createOrganization, updateOrganization } from '@sched/db/queries/organizations';
 import { createTeam } from '@sched/db/queries/teams';

@@ -1,9 +1,6 @@
 import { DuplicateRecordError, RecordNotFoundError, RuleRefusedError } from '@sched/db/errors';
-import {
-  createMembership,
-  deleteOrganizationMembership,
-  listMemberships,
-} from '@sched/db/queries/memberships';
+import { deleteOrganizationMembership } from '@sched/db/queries/membership-changes';
+import { createMembership, listMemberships } from '@sched/db/queries/memberships';
 import { findOrganizationById, updateOrganization } from '@sched/db/queries/organizations';
 import { findUserByEmail } from '@sched/db/queries/users';
 import { NotFoundError } from '@sched/kit/errors';

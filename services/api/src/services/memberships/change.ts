@@ -1,6 +1,7 @@
 import type { AuditContext } from '@sched/db/queries/audit-log';
 import { RuleRefusedError } from '@sched/db/errors';
-import { type Membership, type MembershipPatch, updateMembership } from '@sched/db/queries/memberships';
+import { type MembershipPatch, updateMembership } from '@sched/db/queries/membership-changes';
+import type { Membership } from '@sched/db/queries/memberships';
 import { findRole } from '@sched/db/queries/roles';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '@sched/kit/errors';
 import { checkRoleAssignment } from '@sched/policy/membership-rules';

@@ -1,10 +1,6 @@
 import type { AuditContext } from '@sched/db/queries/audit-log';
-import {
-  deleteMembership,
-  deleteOrganizationMembership,
-  findMembership,
-  type Membership,
-} from '@sched/db/queries/memberships';
+import { deleteMembership, deleteOrganizationMembership } from '@sched/db/queries/membership-changes';
+import { findMembership, type Membership } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
 import {
   checkOrgMembershipRemoval,

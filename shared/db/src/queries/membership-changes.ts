@@ -1,0 +1,330 @@
+import type { RuleResult } from '@sched/policy/membership-rules';
+import type { Role } from '@sched/policy/roles';
+import type { Knex } from 'knex';
+import { type RecordKind, RuleRefusedError } from '../errors.ts';
+import { transactionWithBumps, type VersionBumper } from '../versions.ts';
+import {
+  bumpParent,
+  countAcceptedOwners,
+  findMembership,
+  findMembershipOfUser,
+  type Membership,
+  type MembershipAudit,
+  type MembershipParent,
+  membershipAuditView,
+  membershipKind,
+  organizationOfParent,
+  recordMembershipEvent,
+} from './memberships.ts';
+
+/**
+ * Changes and removals of memberships, each judged on the rows it locks: the caller's rule (a
+ * `RemovalGuard`) sees the membership, the remover's or changer's own memberships and the parent's
+ * owners as they are under the lock, so concurrent role changes and removals cannot both pass a rule
+ * that only one of them may (docs/decisions.md, "The removal rules are judged on the rows the
+ * delete removes, locked"). Reads and creation are in `./memberships.ts`.
+ */
+/** Fields a PATCH may change; undefined leaves a field alone, null clears customRoleId. */
+export interface MembershipPatch {
+  role?: Role;
+  customRoleId?: string | null;
+}
+
+/** What a change of a membership sees, as it locked it, for its guard. */
+export interface MembershipChangeFacts {
+  /** The membership before the change. */
+  membership: Membership;
+  /** Accepted owners of the parent other than this membership (the last-owner rule). */
+  otherOwners: number;
+  /** The changer's memberships as locked (their rank), when `locks.removerUserId` names them. */
+  changer: RemovalContext['remover'];
+}
+
+/**
+ * Applies the patch (with its `membership.updated` event, only when a value changed); null when the
+ * membership is not under this parent. `guard` judges the membership and the parent's other
+ * accepted owners as locked, so two owners demoting each other at once, or a demotion racing an
+ * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses); with
+ * `locks.removerUserId` the changer's own memberships are locked and judged too (their rank).
+ */
+export async function updateMembership(
+  knex: Knex,
+  versions: VersionBumper,
+  parent: MembershipParent,
+  membershipId: number,
+  patch: MembershipPatch,
+  audited: MembershipAudit = {},
+  guard?: RemovalGuard<MembershipChangeFacts>,
+  locks: Pick<RemovalLocks, 'removerUserId'> = {},
+): Promise<Membership | null> {
+  const changes: Record<string, unknown> = {};
+  if (patch.role !== undefined) changes['role'] = patch.role;
+  if (patch.customRoleId !== undefined) changes['custom_role_id'] = patch.customRoleId;
+  if (Object.keys(changes).length === 0 || !Number.isSafeInteger(membershipId)) {
+    return findMembership(knex, parent, membershipId);
+  }
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    // The before view is read under the row locks, in the change's transaction: the membership's
+    // and, for a guard, the parent's accepted owners' and the changer's own, taken in id order as
+    // a removal takes them.
+    const locked: RemovalLocks = { ...locks, owners: guard !== undefined };
+    await lockForRemoval(trx, parent, membershipId, locked);
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return null;
+    if (guard) {
+      const { remover, otherOwners } = await removalContext(trx, parent, membershipId, locked);
+      guarded(membershipKind(parent), guard, {
+        membership: before,
+        otherOwners: otherOwners!,
+        changer: remover,
+      });
+    }
+    // A value the membership already has changes nothing: no write, no event, no bump.
+    if (changes['role'] === before.role) delete changes['role'];
+    if (changes['custom_role_id'] === before.customRoleId) delete changes['custom_role_id'];
+    if (Object.keys(changes).length === 0) return before;
+    changes['updated_at'] = trx.fn.now();
+    await trx('memberships').where({ id: membershipId }).update(changes);
+    const after = (await findMembership(trx, parent, membershipId))!;
+    await recordMembershipEvent(trx, parent, audited, 'membership.updated', membershipId, {
+      before: { role: before.role, customRoleId: before.customRoleId },
+      after: { role: after.role, customRoleId: after.customRoleId },
+      details: { userId: after.userId },
+    });
+    await bumpParent(trx, bumper, parent);
+    return after;
+  });
+}
+
+/**
+ * A rule a removal must pass, judged on what it removes as locked in its own transaction (a role
+ * changed meanwhile is seen; one changing after waits for the removal): a refusal is thrown as
+ * RuleRefusedError and nothing is removed.
+ */
+export type RemovalGuard<Facts> = (facts: Facts) => RuleResult;
+
+function guarded<Facts>(kind: RecordKind, guard: RemovalGuard<Facts> | undefined, facts: Facts): void {
+  const verdict = guard?.(facts);
+  if (verdict && !verdict.allowed) throw new RuleRefusedError(kind, verdict.reason);
+}
+
+/** A role as a removal locked it; null when there is no such membership (any longer). */
+export type LockedRole = { role: Role; accepted: boolean } | null;
+
+/**
+ * Rows a removal locks besides those it deletes, so that its rule is judged on them as they are:
+ * the remover's own memberships (their rank; two owners removing each other at once must not both
+ * succeed), and the parent's accepted owners (the last-owner rule).
+ */
+export interface RemovalLocks {
+  removerUserId?: number | undefined;
+  owners?: boolean | undefined;
+}
+
+/** What the extra locks saw (see RemovalLocks). */
+export interface RemovalContext {
+  /** The remover's memberships: of the organization, and, removing from a team, of that team. */
+  remover: { organization: LockedRole; team: LockedRole };
+  /** Accepted owners of the parent other than the membership removed; null unless `owners` was asked. */
+  otherOwners: number | null;
+}
+
+/** What removing a team (or organization) membership takes away, as a RemovalGuard sees it. */
+export interface MembershipRemovalFacts extends RemovalContext {
+  membership: Membership;
+}
+
+/**
+ * Locks, in one statement and in id order (so that removals and changes locking overlapping rows
+ * wait for each other instead of deadlocking), the membership removed (or changed), the rows
+ * `locks` asks for, and `also`.
+ * The caller then reads them under the lock.
+ */
+async function lockForRemoval(
+  trx: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+  locks: RemovalLocks,
+  also?: (where: Knex.QueryBuilder) => void,
+): Promise<void> {
+  const column = parent.kind === 'team' ? 'team_id' : 'organization_id';
+  await trx('memberships')
+    .where((where) => {
+      where.where({ id: membershipId, [column]: parent.id });
+      if (locks.removerUserId !== undefined) {
+        const removerUserId = locks.removerUserId;
+        where.orWhere((mine) => mine.where({ user_id: removerUserId, [column]: parent.id }));
+        if (parent.kind === 'team') {
+          where.orWhere((mine) =>
+            mine
+              .where('user_id', removerUserId)
+              .whereIn('organization_id', trx('teams').select('organization_id').where('id', parent.id)),
+          );
+        }
+      }
+      if (locks.owners)
+        where.orWhere((owners) => owners.where({ [column]: parent.id, role: 'OWNER', accepted: true }));
+      also?.(where);
+    })
+    .orderBy('id')
+    .forUpdate()
+    .select('id');
+}
+
+/** Reads, under the locks lockForRemoval took, what they guard. */
+async function removalContext(
+  trx: Knex,
+  parent: MembershipParent,
+  membershipId: number,
+  locks: RemovalLocks,
+): Promise<RemovalContext> {
+  const roleOf = async (of: MembershipParent): Promise<LockedRole> => {
+    if (locks.removerUserId === undefined) return null;
+    const found = await findMembershipOfUser(trx, of, locks.removerUserId);
+    return found && { role: found.role, accepted: found.accepted };
+  };
+  const organizationId = await organizationOfParent(trx, parent);
+  return {
+    remover: {
+      organization:
+        organizationId === null ? null : await roleOf({ kind: 'organization', id: organizationId }),
+      team: parent.kind === 'team' ? await roleOf(parent) : null,
+    },
+    otherOwners: locks.owners ? await countAcceptedOwners(trx, parent, membershipId) : null,
+  };
+}
+
+/**
+ * Deletes the membership (with its `membership.removed` event); false when it is not under this
+ * parent. `guard` judges the membership, and what `locks` asks for, as locked (RuleRefusedError
+ * when it refuses).
+ */
+export async function deleteMembership(
+  knex: Knex,
+  versions: VersionBumper,
+  parent: MembershipParent,
+  membershipId: number,
+  audited: MembershipAudit = {},
+  guard?: RemovalGuard<MembershipRemovalFacts>,
+  locks: RemovalLocks = {},
+): Promise<boolean> {
+  if (!Number.isSafeInteger(membershipId)) return false;
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    await lockForRemoval(trx, parent, membershipId, locks);
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
+    const context = await removalContext(trx, parent, membershipId, locks);
+    guarded(membershipKind(parent), guard, { membership: before, ...context });
+    await trx('memberships').where({ id: membershipId }).delete();
+    await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
+      before: membershipAuditView(before),
+    });
+    await bumpParent(trx, bumper, parent);
+    return true;
+  });
+}
+
+/** What removing an organization membership takes away, as a RemovalGuard sees it. */
+export interface OrganizationRemovalFacts extends MembershipRemovalFacts {
+  /** The member's memberships and invitations of the organization's teams, which go along. */
+  teamMemberships: Array<{ id: number; teamId: number; role: Role; accepted: boolean }>;
+}
+
+/** The member's memberships (and invitations) of the organization's teams. */
+const teamMembershipsOf = (
+  trx: Knex,
+  organizationId: number,
+  member: Pick<Membership, 'userId' | 'invitedEmail'>,
+  where: Knex.QueryBuilder,
+) => {
+  where.whereIn('team_id', trx('teams').select('id').where('organization_id', organizationId));
+  if (member.userId !== null) where.where('user_id', member.userId);
+  else where.whereRaw('lower(invited_email) = lower(?)', [member.invitedEmail]);
+};
+
+/**
+ * Deletes an organization membership together with the member's memberships (and invitations) of
+ * the organization's teams (leaving an organization means leaving its teams), in one transaction
+ * with its event (`membership.removed`, the team memberships in `details`); false when the
+ * membership is not in this organization. `guard` judges all of them, and what `locks` asks for,
+ * as locked (RuleRefusedError when it refuses); exactly the team memberships it saw go.
+ */
+export async function deleteOrganizationMembership(
+  knex: Knex,
+  versions: VersionBumper,
+  organizationId: number,
+  membershipId: number,
+  audited: MembershipAudit = {},
+  guard?: RemovalGuard<OrganizationRemovalFacts>,
+  locks: RemovalLocks = {},
+): Promise<boolean> {
+  if (!Number.isSafeInteger(membershipId)) return false;
+  const parent: MembershipParent = { kind: 'organization', id: organizationId };
+  return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    // Whom the membership is of, read before locking to lock their team memberships along with it.
+    const seen = await findMembership(trx, parent, membershipId);
+    if (!seen) return false;
+    await lockForRemoval(trx, parent, membershipId, locks, (where) =>
+      where.orWhere((teams) => teamMembershipsOf(trx, organizationId, seen, teams)),
+    );
+    const before = await findMembership(trx, parent, membershipId);
+    if (!before) return false;
+    // Locked again as read now: a no-op but for a member who changed meanwhile (an invitation
+    // accepted between the two reads), whose other rows are then locked here.
+    const teamRows = (await trx('memberships')
+      .where((teams) => teamMembershipsOf(trx, organizationId, before, teams))
+      .orderBy('id')
+      .forUpdate()
+      .select('id', 'team_id', 'role', 'accepted')) as Array<{
+      id: number | string;
+      team_id: number | string;
+      role: Role;
+      accepted: boolean;
+    }>;
+    const teamMemberships = teamRows.map((team) => ({
+      id: Number(team.id),
+      teamId: Number(team.team_id),
+      role: team.role,
+      accepted: team.accepted,
+    }));
+    const context = await removalContext(trx, parent, membershipId, locks);
+    guarded('organizationMembership', guard, { membership: before, teamMemberships, ...context });
+    await trx('memberships').where({ id: membershipId }).delete();
+    if (teamMemberships.length > 0) {
+      await trx('memberships')
+        .whereIn(
+          'id',
+          teamMemberships.map((team) => team.id),
+        )
+        .delete();
+    }
+    // Booking limits are for members of an organization, who alone may read, change or clear them:
+    // leaving the last one clears them, or they would go on limiting the user, out of their reach.
+    const bookingLimitsCleared =
+      before.userId !== null && (await clearLimitsOutsideOrganizations(trx, before.userId));
+    await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
+      before: membershipAuditView(before),
+      details: {
+        teamMembershipsRemoved: teamMemberships.map(({ id, teamId }) => ({ id, teamId })),
+        ...(bookingLimitsCleared && { bookingLimitsCleared: true }),
+      },
+    });
+    // The organization's version also covers the team-level facts of its teams.
+    await bumpParent(trx, bumper, parent);
+    return true;
+  });
+}
+
+/** Deletes the user's booking limits unless they still belong to an organization; true when some went. */
+async function clearLimitsOutsideOrganizations(trx: Knex, userId: number | string): Promise<boolean> {
+  const stillMember = await trx('memberships')
+    .where({ user_id: userId, accepted: true })
+    .whereNotNull('organization_id')
+    .first('id');
+  if (stillMember) return false;
+  const gone = (await trx('booking_limits')
+    .where({ user_id: userId })
+    .delete()
+    .returning('user_id')) as unknown[];
+  return gone.length > 0;
+}
