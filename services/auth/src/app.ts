@@ -24,6 +24,7 @@ import { pageRoutes } from './interaction/routes.ts';
 import { AgentClients } from './agents/resolver.ts';
 import { recordRegisteredClient, registrationEndpoint } from './agents/registration.ts';
 import { ClientDirectory } from './provider/clients.ts';
+import { findAccount } from './provider/account.ts';
 import { createProvider } from './provider/create.ts';
 import { startSigningKeyRing, useSigningKeyRing } from './keys/key-ring.ts';
 import { renderErrors } from './render-errors.ts';
@@ -57,7 +58,8 @@ export function createAuthApp(runtime: Runtime): Koa {
   const clients = new ClientDirectory(runtime.stores.db.knex, runtime.stores.tokenStore);
   // oidc-provider reads rows through the directory; our checks and pages through the agents'
   // loader, which also resolves and records agents known by their metadata document.
-  const provider = createProvider(runtime, clients.load, recordRegisteredClient(runtime));
+  const accounts = findAccount(runtime.stores.db.knex);
+  const provider = createProvider(runtime, clients.load, recordRegisteredClient(runtime), accounts);
   const agents = new AgentClients(clients, runtime.config.agents);
   agents.provider = provider;
   const loadClient = agents.load;
@@ -70,6 +72,7 @@ export function createAuthApp(runtime: Runtime): Koa {
     issuer,
     clients,
     loadClient,
+    findAccount: accounts,
     csrf: { keys: runtime.config.cookieKeys, secure: new URL(issuer).protocol === 'https:' },
   };
   const pages = pageRoutes(deps, { embed: showEmbedStep });

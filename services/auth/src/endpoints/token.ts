@@ -9,10 +9,17 @@ import { type Params, type ReadBody, RepeatedParameterError } from '../http/para
 import { rateKeys } from '../http/rate-limit.ts';
 import { replayToProvider } from '../http/replay-body.ts';
 import { PATHS } from '../paths.ts';
-import { deferTokenWrites, prefetched, takeTokenWrites, wellFormed } from '../provider/adapter.ts';
+import {
+  type DeferredWrites,
+  deferTokenWrites,
+  prefetched,
+  takeTokenWrites,
+  wellFormed,
+} from '../provider/adapter.ts';
 import { withoutInternalScopes } from '../provider/scopes.ts';
 import { authenticateClient, basicChallenge, type PresentedClient } from './client-auth.ts';
 import { providerRefusal, readClientRequest, refuseOtherMethods } from './client-request.ts';
+import { refreshGrant } from './refresh-grant.ts';
 import { RefreshWindow, type TokenAnswer } from './refresh-window.ts';
 import { GRANT_TYPES, tokenErrors } from './token-errors.ts';
 
@@ -41,6 +48,8 @@ export interface TokenRequest {
   refreshRecord: TokenPayload | undefined;
   /** The success body, once there is one. */
   answer: TokenAnswer | undefined;
+  /** What our own refresh grant issued (refresh-grant.ts), settled instead of the provider's writes. */
+  issued: DeferredWrites | undefined;
   /** What the provider threw (not a refusal it rendered), rethrown after the store is settled. */
   thrown: { error: unknown } | undefined;
   /** The count against the client's limit, awaited before anything is written or answered. */
@@ -50,6 +59,7 @@ export interface TokenRequest {
 interface Endpoint {
   deps: AuthDeps;
   window: RefreshWindow;
+  ownRefresh: ReturnType<typeof refreshGrant>;
 }
 
 /** A step: done (answer or error thrown) or on to the next one. `next` is the provider. */
@@ -73,6 +83,7 @@ async function readRequest(ctx: Context): Promise<TokenRequest> {
     refreshToken,
     refreshRecord: undefined,
     answer: undefined,
+    issued: undefined,
     thrown: undefined,
     counted: undefined,
   };
@@ -161,13 +172,28 @@ const answerRetry: Step = async ({ deps, window }, _ctx, request) => {
 };
 
 /**
- * oidc-provider runs the grant on the parameters we read (a refresh keeps the scopes of the
- * original authorization: `scope` is not passed on), with the token writes deferred to `settle`.
- * Its success becomes our success body (`id_token` beside it when OpenID Connect issued one).
+ * The grant: a plain refresh by our own grant (refresh-grant.ts); everything else by oidc-provider
+ * on the parameters we read (a refresh keeps the scopes of the original authorization: `scope` is
+ * not passed on), with the token writes deferred to `settle`. Its success becomes our success body
+ * (`id_token` beside it when OpenID Connect issued one).
  */
-const runGrant: Step = async (_endpoint, ctx, request, provider) => {
+const runGrant: Step = async ({ ownRefresh }, ctx, request, provider) => {
   const dropScope = request.grantType === 'refresh_token' && request.params.scope !== undefined;
   if (dropScope) delete request.params.scope;
+  if (request.refreshToken) {
+    const issued = await ownRefresh(
+      ctx,
+      request.presented.clientId,
+      request.refreshToken,
+      request.refreshRecord,
+      request.params,
+    );
+    if (issued) {
+      request.answer = issued.answer;
+      request.issued = issued.writes;
+      return;
+    }
+  }
   replayToProvider(ctx, request.body, !dropScope);
   deferTokenWrites(ctx.state);
   try {
@@ -198,7 +224,7 @@ const settle: Step = async ({ deps, window }, ctx, request) => {
   // Over the limit: refused before any write (a code or refresh token is not used up).
   await request.counted;
   const store = deps.runtime.stores.tokenStore;
-  const { consume, writes } = takeTokenWrites(ctx.state);
+  const { consume, writes } = request.issued ?? takeTokenWrites(ctx.state);
   const { refreshToken, answer } = request;
   const { clientId } = request.presented;
   if (refreshToken && window.on && consume && answer) {
@@ -244,6 +270,7 @@ export function tokenEndpoint(deps: AuthDeps) {
   const endpoint: Endpoint = {
     deps,
     window: new RefreshWindow(deps.runtime.config.refreshReuseInterval, deps.runtime.config.cookieKeys),
+    ownRefresh: refreshGrant(deps),
   };
   return async function tokenEndpointMiddleware(ctx: Context, next: Next) {
     if (ctx.path !== PATHS.token) return next();

@@ -17,7 +17,9 @@ import { sessionIsCurrent, signOutSessionRecord } from './session-credential.ts'
 const REMEMBER_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
-export function findAccount(knex: Knex) {
+export type FindAccount = (ctx: unknown, sub: string, token?: unknown) => Promise<Account | undefined>;
+
+export function findAccount(knex: Knex): FindAccount {
   const known = new Map<string, number>();
   return async function find(ctx: unknown, sub: string, token?: unknown): Promise<Account | undefined> {
     if (typeof sub !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) return undefined;

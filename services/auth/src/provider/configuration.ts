@@ -8,7 +8,7 @@ import { AuthorizationPageError } from '../errors.ts';
 import { ID_TOKEN_TTL, type SigningAlg } from '../keys/signing-keys.ts';
 import { PATHS, interactionPath } from '../paths.ts';
 import { agentProviderOptions, validateAgentMetadata } from './agent-options.ts';
-import { findAccount } from './account.ts';
+import type { FindAccount } from './account.ts';
 import { adapterFactory, type RecordRegisteredClient } from './adapter.ts';
 import type { ClientLoader } from './clients.ts';
 import { grantIsLegacy, loadExistingGrant } from './grants.ts';
@@ -38,6 +38,8 @@ export const TTL = {
 export interface ProviderConfigurationInput {
   knex: Knex;
   store: TokenStore;
+  /** oidc-provider's `findAccount`, shared with our own refresh grant (endpoints/refresh-grant.ts). */
+  findAccount: FindAccount;
   loadClient: ClientLoader;
   cookieKeys: string[];
   secureCookies: boolean;
@@ -81,7 +83,7 @@ export function providerConfiguration(input: ProviderConfigurationInput): Config
   const agents = agentProviderOptions(input.agents, input.outboundPrivateNetworks);
   return {
     adapter: adapterFactory(input.store, input.loadClient, input.registerClient),
-    findAccount: findAccount(input.knex),
+    findAccount: input.findAccount,
     clients: [],
     // Replaced by the database's keys before anything is signed or published (keys/key-ring.ts).
     jwks: placeholderSigningKeys(input.signingAlg),

@@ -7,6 +7,7 @@ import Provider from 'oidc-provider';
 import { applyFramedCookieAttributes } from '../embed-flow/cookies.ts';
 import { EMBED_RESPONSE_MODE } from '../embed-flow/flow.ts';
 import { embedResponseMode } from '../embed-flow/response-mode.ts';
+import type { FindAccount } from './account.ts';
 import type { RecordRegisteredClient } from './adapter.ts';
 import { serveClientsFromDirectory } from './client-instances.ts';
 import { type ClientLoader, secretMatches } from './clients.ts';
@@ -23,6 +24,7 @@ export function createProvider(
   runtime: Runtime,
   loadClient: ClientLoader,
   registerClient: RecordRegisteredClient,
+  findAccount: FindAccount,
 ): Provider {
   const { config, logger } = runtime;
   const secureCookies = new URL(config.appUrl).protocol === 'https:';
@@ -31,6 +33,7 @@ export function createProvider(
     providerConfiguration({
       knex: runtime.stores.db.knex,
       store: runtime.stores.tokenStore,
+      findAccount,
       loadClient,
       cookieKeys: config.cookieKeys,
       secureCookies,

@@ -12,7 +12,12 @@ import { NO_SCOPE_MARKER } from './scopes.ts';
 type ResourceIndicators = NonNullable<NonNullable<Configuration['features']>['resourceIndicators']>;
 
 /** What a token for either resource may carry: the API scopes (not the OIDC ones: those are for userinfo). */
-const RESOURCE_SCOPES = [...SCOPES, ...LEGACY_SCOPES, NO_SCOPE_MARKER].join(' ');
+const RESOURCE_SCOPE_LIST: readonly string[] = [...SCOPES, ...LEGACY_SCOPES, NO_SCOPE_MARKER];
+const RESOURCE_SCOPES = RESOURCE_SCOPE_LIST.join(' ');
+const RESOURCE_SCOPE_SET: ReadonlySet<string> = new Set(RESOURCE_SCOPE_LIST);
+
+/** Whether a token for a resource may carry `scope` (the resource server's scopes above). */
+export const isResourceScope = (scope: string): boolean => RESOURCE_SCOPE_SET.has(scope);
 
 /**
  * RFC 8707 through oidc-provider's own feature (docs/mcp.md "Audience"): `resource` may name the
