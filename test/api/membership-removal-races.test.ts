@@ -308,7 +308,8 @@ race('an organization admin demoted meanwhile cannot make a member admin', async
   );
   t.true(waited, "the change waited for the caller's own membership");
   t.is(result.status, 403, JSON.stringify(result.body));
-  t.is(result.body.error.message, 'You cannot assign a role (ADMIN) higher than your own (MEMBER)');
+  // The route's requirement (ADMIN), judged on the locked row, refuses first, as it would after the demotion.
+  t.is(result.body.error.message, "requires organization role ADMIN; caller's organization role is MEMBER");
   t.is((await knex()('memberships').where({ id: s.orgMembership.target }).pluck('role'))[0], 'MEMBER');
 });
 
@@ -342,9 +343,10 @@ race('a team owner removed meanwhile cannot demote the other team owner', async 
   );
   t.true(waited, "the change waited for the caller's own membership");
   t.is(result.status, 403, JSON.stringify(result.body));
+  // The route's requirement, judged on the locked rows, refuses first, as it would after the removal.
   t.is(
     result.body.error.message,
-    'You cannot modify a member whose role (OWNER) is higher than your own (MEMBER)',
+    'requires team role ADMIN or organization role ADMIN; caller is not a member of the team',
   );
   t.deepEqual(
     await knex()('memberships').where({ team_id: s.teamId, role: 'OWNER' }).pluck('id'),
@@ -366,4 +368,197 @@ race('an owner demoted meanwhile cannot change the custom role of their own memb
   t.is(result.status, 403, JSON.stringify(result.body));
   t.is(result.body.error.message, 'You cannot change the custom role of your own membership');
   t.is((await knex()('memberships').where({ id: s.orgMembership.first }).pluck('custom_role_id'))[0], null);
+});
+
+// The route's own requirement and the no-escalation rule are judged on the caller's custom role,
+// and on the one assigned, as the change locks them: a change of a role's permissions takes the
+// role's row lock, and is held here, uncommitted, while the change runs.
+const customRoleOf = async (membershipId: number): Promise<string | null> =>
+  (await knex()('memberships').where({ id: membershipId }).pluck('custom_role_id'))[0] as string | null;
+
+/** What a change of a role's permissions does: the role's row lock, then the permissions. */
+const editPermissions =
+  (roleId: string, edit: { remove?: string; add?: string }) =>
+  async (trx: import('knex').Knex.Transaction) => {
+    await trx('roles').where({ id: roleId }).update({ updated_at: trx.fn.now() });
+    if (edit.remove)
+      await trx('role_permissions').where({ role_id: roleId, permission: edit.remove }).delete();
+    if (edit.add) await trx('role_permissions').insert({ role_id: roleId, permission: edit.add });
+  };
+
+const assignCustomRole = (path: string, apiKey: string, customRoleId: string) =>
+  call('PATCH', path, { token: apiKey, body: { customRoleId } });
+
+race('a caller whose permission to change roles is taken meanwhile is refused', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      changer: { org: 'MEMBER', permissions: ['organization.changeMemberRole'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const reader = await insertCustomRole(knex(), s.orgId, ['organization.read']);
+  const changerRole = (await customRoleOf(s.orgMembership.changer!))!;
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(changerRole, { remove: 'organization.changeMemberRole' }),
+    () =>
+      assignCustomRole(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.changer.apiKey,
+        reader,
+      ),
+  );
+  t.true(waited, "the change waited for the caller's custom role");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    "requires organization role ADMIN or permission organization.changeMemberRole; caller's organization role is MEMBER",
+  );
+  t.is(await customRoleOf(s.orgMembership.target!), null, 'the target keeps no custom role');
+});
+
+race('a team caller whose custom role is taken off meanwhile is refused', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER', team: 'OWNER' },
+      changer: { org: 'MEMBER', team: 'MEMBER', permissions: ['team.changeMemberRole'] },
+      target: { org: 'MEMBER', team: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const reader = await insertCustomRole(knex(), s.orgId, ['team.read']);
+  const takeOff = (trx: import('knex').Knex.Transaction) =>
+    trx('memberships')
+      .whereIn('id', [s.orgMembership.changer!, s.teamMembership.changer!])
+      .update({ custom_role_id: null })
+      .then(() => undefined);
+  const { result, waited } = await whileLocked(knex(), takeOff, () =>
+    assignCustomRole(
+      `/v2/teams/${s.teamId}/memberships/${s.teamMembership.target}`,
+      s.users.changer.apiKey,
+      reader,
+    ),
+  );
+  t.true(waited, "the change waited for the caller's own memberships");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    "requires team role ADMIN or organization role ADMIN or permission team.changeMemberRole; caller's team role is MEMBER",
+  );
+  t.is(await customRoleOf(s.teamMembership.target!), null, 'the target keeps no custom role');
+});
+
+race('a caller whose custom role loses a permission of the role assigned meanwhile is refused', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      changer: { org: 'MEMBER', permissions: ['organization.changeMemberRole', 'organization.invite'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const inviter = await insertCustomRole(knex(), s.orgId, ['organization.invite']);
+  const changerRole = (await customRoleOf(s.orgMembership.changer!))!;
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(changerRole, { remove: 'organization.invite' }),
+    () =>
+      assignCustomRole(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.changer.apiKey,
+        inviter,
+      ),
+  );
+  t.true(waited, "the change waited for the caller's custom role");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'You cannot grant permissions you do not hold: organization.invite');
+  t.is(await customRoleOf(s.orgMembership.target!), null, 'the target keeps no custom role');
+});
+
+race('a role that gains a permission the caller lacks meanwhile is not assigned', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      changer: { org: 'MEMBER', permissions: ['organization.changeMemberRole', 'organization.invite'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const inviter = await insertCustomRole(knex(), s.orgId, ['organization.invite']);
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(inviter, { add: 'organization.remove' }),
+    () =>
+      assignCustomRole(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.changer.apiKey,
+        inviter,
+      ),
+  );
+  t.true(waited, 'the change waited for the role assigned');
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'You cannot grant permissions you do not hold: organization.remove');
+  t.is(await customRoleOf(s.orgMembership.target!), null, 'the target keeps no custom role');
+});
+
+race('a role deleted meanwhile is not found', async (t) => {
+  const s = await buildScene(
+    knex(),
+    { owner: { org: 'OWNER' }, target: { org: 'MEMBER' } },
+    { pbacEnabled: true },
+  );
+  const doomed = await insertCustomRole(knex(), s.orgId, ['organization.read']);
+  const remove = (trx: import('knex').Knex.Transaction) =>
+    trx('roles')
+      .where({ id: doomed })
+      .delete()
+      .then(() => undefined);
+  const { result, waited } = await whileLocked(knex(), remove, () =>
+    assignCustomRole(
+      `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+      s.users.owner.apiKey,
+      doomed,
+    ),
+  );
+  t.true(waited, 'the change waited for the role assigned');
+  t.is(result.status, 404, JSON.stringify(result.body));
+  t.is(result.body.error.message, 'Role not found');
+  t.is(await customRoleOf(s.orgMembership.target!), null, 'the target keeps no custom role');
+});
+
+// A change of the caller's role's permissions that leaves what this change needs: it goes through.
+race('a caller whose custom role loses an unneeded permission meanwhile still assigns', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      changer: {
+        org: 'MEMBER',
+        permissions: ['organization.changeMemberRole', 'organization.invite', 'organization.remove'],
+      },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const inviter = await insertCustomRole(knex(), s.orgId, ['organization.invite']);
+  const changerRole = (await customRoleOf(s.orgMembership.changer!))!;
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(changerRole, { remove: 'organization.remove' }),
+    () =>
+      assignCustomRole(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.changer.apiKey,
+        inviter,
+      ),
+  );
+  t.true(waited, "the change waited for the caller's custom role");
+  t.is(result.status, 200, JSON.stringify(result.body));
+  t.is(await customRoleOf(s.orgMembership.target!), inviter);
 });

@@ -1,4 +1,5 @@
 import { BadRequestError, ForbiddenError } from '@sched/kit/errors';
+import type { RuleResult } from '@sched/policy/membership-rules';
 import { type PermissionPattern, validatePermission } from '@sched/policy/permissions';
 import { grantRefusalMessage, heldPermissions, permissionsNotHeld } from '@sched/policy/role-grants';
 import type { AccessContext } from '../routing/caller.ts';
@@ -30,6 +31,12 @@ export function requireValidPermissions(
  * a role being changed or deleted.
  */
 export function requireGrantable(access: AccessContext, permissions: readonly string[]): void {
+  const verdict = checkGrantable(access, permissions);
+  if (!verdict.allowed) throw new ForbiddenError(verdict.reason);
+}
+
+/** requireGrantable's verdict, for a rule judged on locked rows that answers with a RuleResult. */
+export function checkGrantable(access: AccessContext, permissions: readonly string[]): RuleResult {
   const { organization, team } = access;
   const held = heldPermissions({
     level: access.requirement.level,
@@ -40,7 +47,7 @@ export function requireGrantable(access: AccessContext, permissions: readonly st
     pbacEnabled: organization?.pbacEnabled ?? false,
   });
   const notHeld = permissionsNotHeld(held, permissions);
-  if (notHeld.length > 0) throw new ForbiddenError(grantRefusalMessage(notHeld));
+  return notHeld.length > 0 ? { allowed: false, reason: grantRefusalMessage(notHeld) } : { allowed: true };
 }
 
 /**

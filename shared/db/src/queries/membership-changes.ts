@@ -3,6 +3,7 @@ import type { Role } from '@sched/policy/roles';
 import type { Knex } from 'knex';
 import { type RecordKind, RuleRefusedError } from '../errors.ts';
 import { transactionWithBumps, type VersionBumper } from '../versions.ts';
+import type { MembershipFact } from './access-facts.ts';
 import {
   bumpParent,
   countAcceptedOwners,
@@ -36,8 +37,13 @@ export interface MembershipChangeFacts {
   membership: Membership;
   /** Accepted owners of the parent other than this membership (the last-owner rule). */
   otherOwners: number;
-  /** The changer's memberships as locked (their rank), when `locks.removerUserId` names them. */
-  changer: RemovalContext['remover'];
+  /**
+   * The changer's memberships as locked, with their custom roles' permissions as locked (their
+   * rank, what the route lets them do, what they may grant), when `locks.removerUserId` names them.
+   */
+  changer: { organization: MembershipFact | null; team: MembershipFact | null };
+  /** The permissions of the custom role the patch assigns, as locked; null when none (or it is gone). */
+  assigned: string[] | null;
 }
 
 /**
@@ -45,7 +51,9 @@ export interface MembershipChangeFacts {
  * membership is not under this parent. `guard` judges the membership and the parent's other
  * accepted owners as locked, so two owners demoting each other at once, or a demotion racing an
  * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses); with
- * `locks.removerUserId` the changer's own memberships are locked and judged too (their rank).
+ * `locks.removerUserId` the changer's own memberships are locked and judged too (their rank), and
+ * so are their custom roles and the one assigned (locked FOR SHARE: a change of a role's
+ * permissions, which holds the role's row lock, waits for this change or this change for it).
  */
 export async function updateMembership(
   knex: Knex,
@@ -68,15 +76,34 @@ export async function updateMembership(
     // and, for a guard, the parent's accepted owners' and the changer's own, taken in id order as
     // a removal takes them.
     const locked: RemovalLocks = { ...locks, owners: guard !== undefined };
+    // Custom roles before memberships, as a role's deletion takes them (the role, then the
+    // memberships it is taken off), so the two wait for each other instead of deadlocking. These
+    // are the changer's custom roles as read before the lock; one given them meanwhile is locked below.
+    if (guard) {
+      const changerRoles =
+        locks.removerUserId === undefined ? [] : await customRolesOf(trx, parent, locks.removerUserId);
+      await lockedRolePermissions(trx, [...changerRoles, patch.customRoleId]);
+    }
     await lockForRemoval(trx, parent, membershipId, locked);
     const before = await findMembership(trx, parent, membershipId);
     if (!before) return null;
     if (guard) {
       const { remover, otherOwners } = await removalContext(trx, parent, membershipId, locked);
+      const permissions = await lockedRolePermissions(trx, [
+        remover.organization?.customRoleId,
+        remover.team?.customRoleId,
+        patch.customRoleId,
+      ]);
+      const fact = (mine: LockedRole): MembershipFact | null =>
+        mine && {
+          ...mine,
+          permissions: (mine.customRoleId !== null && permissions.get(mine.customRoleId)) || [],
+        };
       guarded(membershipKind(parent), guard, {
         membership: before,
         otherOwners: otherOwners!,
-        changer: remover,
+        changer: { organization: fact(remover.organization), team: fact(remover.team) },
+        assigned: (patch.customRoleId && permissions.get(patch.customRoleId)) || null,
       });
     }
     // A value the membership already has changes nothing: no write, no event, no bump.
@@ -109,7 +136,52 @@ function guarded<Facts>(kind: RecordKind, guard: RemovalGuard<Facts> | undefined
 }
 
 /** A role as a removal locked it; null when there is no such membership (any longer). */
-export type LockedRole = { role: Role; accepted: boolean } | null;
+export type LockedRole = { id: number; role: Role; accepted: boolean; customRoleId: string | null } | null;
+
+/** The user's own memberships of the parent and, for a team, of its organization. */
+const ownMemberships =
+  (trx: Knex, parent: MembershipParent, userId: number) =>
+  (mine: Knex.QueryBuilder): void => {
+    const column = parent.kind === 'team' ? 'team_id' : 'organization_id';
+    mine.where({ user_id: userId, [column]: parent.id });
+    if (parent.kind === 'team') {
+      mine.orWhere((ofOrganization) =>
+        ofOrganization
+          .where('user_id', userId)
+          .whereIn('organization_id', trx('teams').select('organization_id').where('id', parent.id)),
+      );
+    }
+  };
+
+/** The custom roles of the user's own memberships (see ownMemberships), unlocked. */
+async function customRolesOf(trx: Knex, parent: MembershipParent, userId: number): Promise<string[]> {
+  return (await trx('memberships')
+    .where(ownMemberships(trx, parent, userId))
+    .whereNotNull('custom_role_id')
+    .pluck('custom_role_id')) as string[];
+}
+
+/**
+ * Locks these roles FOR SHARE (a lock this transaction holds already is kept) and reads their
+ * permissions, sorted as the access facts list them; a role that is gone is left out.
+ */
+async function lockedRolePermissions(
+  trx: Knex,
+  roleIds: ReadonlyArray<string | null | undefined>,
+): Promise<Map<string, string[]>> {
+  const wanted = [...new Set(roleIds.filter((id): id is string => typeof id === 'string'))];
+  const permissions = new Map<string, string[]>();
+  if (wanted.length === 0) return permissions;
+  const roles = (await trx('roles').whereIn('id', wanted).orderBy('id').forShare().pluck('id')) as string[];
+  for (const id of roles) permissions.set(id, []);
+  if (roles.length === 0) return permissions;
+  const rows = (await trx('role_permissions')
+    .whereIn('role_id', roles)
+    .orderBy('permission')
+    .select('role_id', 'permission')) as Array<{ role_id: string; permission: string }>;
+  for (const row of rows) permissions.get(row.role_id)!.push(row.permission);
+  return permissions;
+}
 
 /**
  * Rows a removal locks besides those it deletes, so that its rule is judged on them as they are:
@@ -152,15 +224,7 @@ async function lockForRemoval(
     .where((where) => {
       where.where({ id: membershipId, [column]: parent.id });
       if (locks.removerUserId !== undefined) {
-        const removerUserId = locks.removerUserId;
-        where.orWhere((mine) => mine.where({ user_id: removerUserId, [column]: parent.id }));
-        if (parent.kind === 'team') {
-          where.orWhere((mine) =>
-            mine
-              .where('user_id', removerUserId)
-              .whereIn('organization_id', trx('teams').select('organization_id').where('id', parent.id)),
-          );
-        }
+        where.orWhere(ownMemberships(trx, parent, locks.removerUserId));
       }
       if (locks.owners)
         where.orWhere((owners) => owners.where({ [column]: parent.id, role: 'OWNER', accepted: true }));
@@ -181,7 +245,14 @@ async function removalContext(
   const roleOf = async (of: MembershipParent): Promise<LockedRole> => {
     if (locks.removerUserId === undefined) return null;
     const found = await findMembershipOfUser(trx, of, locks.removerUserId);
-    return found && { role: found.role, accepted: found.accepted };
+    return (
+      found && {
+        id: found.id,
+        role: found.role,
+        accepted: found.accepted,
+        customRoleId: found.customRoleId,
+      }
+    );
   };
   const organizationId = await organizationOfParent(trx, parent);
   return {

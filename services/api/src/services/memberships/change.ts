@@ -8,14 +8,16 @@ import { checkRoleAssignment } from '@sched/policy/membership-rules';
 import type { Role } from '@sched/policy/roles';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
-import { requireGrantable } from '../permissions.ts';
+import { checkGrantable, requireGrantable } from '../permissions.ts';
 import {
   actorRoleFrom,
   actorRoleOf,
+  checkAccess,
   enforce,
   type MembershipReadRequirement,
   parentOf,
   requireReadAccess,
+  withLockedMemberships,
 } from './context.ts';
 import { MUST_ACCEPT } from './invite.ts';
 import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
@@ -71,7 +73,9 @@ export async function changeMembership(
   // The rules are judged again on the membership, the caller's own memberships and the other
   // owners as the change locks them: a role changed at the same moment (the target made owner, the
   // caller demoted or removed) is judged as committed, and two owners demoting each other at once
-  // cannot both pass the last-owner rule and leave none. A refusal keeps its 403 message.
+  // cannot both pass the last-owner rule and leave none. So are the route's own requirement and
+  // the no-escalation rule, on the caller's custom roles and the one assigned as locked: a
+  // permission taken from the caller meanwhile is lost. A refusal keeps its answer and message.
   const lastOwner = `The ${parent.kind} must keep at least one owner`;
   let updated: Membership | null;
   try {
@@ -82,7 +86,10 @@ export async function changeMembership(
       membershipId,
       patch,
       { audit },
-      ({ membership, otherOwners, changer }) => {
+      ({ membership, otherOwners, changer, assigned }) => {
+        const locked = withLockedMemberships(access, changer);
+        const route = checkAccess(locked, access.requirement, caller.serviceAdmin);
+        if (!route.allowed) return route;
         const lockedActorRole = actorRoleFrom(access, changer);
         const assignment = checkRoleAssignment({
           actorRole: lockedActorRole,
@@ -99,6 +106,11 @@ export async function changeMembership(
         ) {
           return { allowed: false, reason: OWN_CUSTOM_ROLE };
         }
+        if (patch.customRoleId !== undefined && patch.customRoleId !== null) {
+          if (assigned === null) return { allowed: false, reason: ROLE_NOT_FOUND };
+          const grant = checkGrantable(locked, assigned);
+          if (!grant.allowed) return grant;
+        }
         return membership.role === 'OWNER' &&
           membership.accepted &&
           patch.role !== undefined &&
@@ -111,6 +123,9 @@ export async function changeMembership(
     );
   } catch (error) {
     if (error instanceof RuleRefusedError && error.reason === lastOwner) throw new ConflictError(lastOwner);
+    if (error instanceof RuleRefusedError && error.reason === ROLE_NOT_FOUND) {
+      throw new NotFoundError(ROLE_NOT_FOUND);
+    }
     throw error;
   }
   if (!updated) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
@@ -118,6 +133,7 @@ export async function changeMembership(
 }
 
 const OWN_CUSTOM_ROLE = 'You cannot change the custom role of your own membership';
+const ROLE_NOT_FOUND = 'Role not found';
 
 const changesNothing = (target: Membership, change: MembershipChange): boolean =>
   (change.role === undefined || change.role === target.role) &&
@@ -141,7 +157,7 @@ async function assignableRolePermissions(
     ]);
   }
   const role = await findRole(deps.stores.db.knex, organizationId, roleId);
-  if (!role) throw new NotFoundError('Role not found');
+  if (!role) throw new NotFoundError(ROLE_NOT_FOUND);
   if (role.type === 'SYSTEM') {
     throw new BadRequestError('System roles cannot be assigned as a custom role; set `role` instead', [
       { field: 'body.customRoleId', message: 'must be a custom role' },

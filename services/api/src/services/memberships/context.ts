@@ -1,6 +1,7 @@
+import type { MembershipFact } from '@sched/db/queries/access-facts';
 import type { MembershipParent } from '@sched/db/queries/memberships';
 import { ForbiddenError, InsufficientScopeError } from '@sched/kit/errors';
-import { decideAccess, type MembershipFacts } from '@sched/policy/access';
+import { type AccessRequirement, decideAccess, type MembershipFacts } from '@sched/policy/access';
 import { effectiveOrgRole, effectiveTeamRole, type RuleResult } from '@sched/policy/membership-rules';
 import type { Permission } from '@sched/policy/permissions';
 import type { Role } from '@sched/policy/roles';
@@ -51,14 +52,42 @@ export function enforce(result: RuleResult): void {
  * else's: the route let any member in; this asks again with the stricter requirement.
  */
 export function requireAccess(access: AccessContext, minimumRole: Role, permission: Permission): void {
+  enforce(checkAccess(access, { ...access.requirement, minimumRole, permission }));
+}
+
+/**
+ * `decideAccess` on the memberships of `access`, as a RuleResult; `serviceAdmin` only words a
+ * denial, as the route's own check words it.
+ */
+export function checkAccess(
+  access: AccessContext,
+  requirement: AccessRequirement,
+  serviceAdmin = false,
+): RuleResult {
   const decision = decideAccess({
-    requirement: { ...access.requirement, minimumRole, permission },
+    requirement,
     orgMembership: access.orgMembership,
     teamMembership: access.teamMembership,
     teamInOrganization: teamInOrganization(access),
     pbacEnabled: access.organization?.pbacEnabled ?? false,
+    serviceAdmin,
   });
-  if (!decision.allowed) throw new ForbiddenError(decision.reason);
+  return decision.allowed ? { allowed: true } : { allowed: false, reason: decision.reason };
+}
+
+/**
+ * `access` with the caller's memberships (and their custom roles' permissions) as a write locked
+ * them, to judge on them what the request was judged on (its `decision` stays the request's).
+ */
+export function withLockedMemberships(
+  access: AccessContext,
+  mine: { organization: MembershipFact | null; team: MembershipFact | null },
+): AccessContext {
+  return {
+    ...access,
+    orgMembership: mine.organization,
+    teamMembership: access.requirement.level === 'team' ? mine.team : null,
+  };
 }
 
 /** What reading a family's memberships needs (its GET routes): scope, role and PBAC permission. */
