@@ -99,7 +99,13 @@ async function refreshBy(own: boolean, client: TestClient, refreshToken: string)
 }
 
 /** Headers whose values differ from one response to the next. */
-const PER_RESPONSE_HEADERS = new Set(['date', 'content-length', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset']);
+const PER_RESPONSE_HEADERS = new Set([
+  'date',
+  'content-length',
+  'x-request-id',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+]);
 
 /** What must differ between two grants' tokens (ids and times); everything else must be equal. */
 const PER_TOKEN = new Set(['jti', 'iat', 'exp', 'iiat', 'grantId', 'sessionUid', 'sid', 'consumed']);
@@ -163,7 +169,7 @@ for (const [label, client, scope, resourceName] of cases) {
   });
 }
 
-test.serial('a refresh with openid granted is oidc-provider\'s (it signs an ID token)', async (t) => {
+test.serial("a refresh with openid granted is oidc-provider's (it signs an ID token)", async (t) => {
   const tokens = await authorize(oidc, 'openid PROFILE_READ');
   const run = await refreshBy(true, oidc, tokens.refresh_token!);
   t.is(run.status, 200);
@@ -171,7 +177,7 @@ test.serial('a refresh with openid granted is oidc-provider\'s (it signs an ID t
   t.true(run.events.includes('refresh_token.saved'));
 });
 
-test.serial('a used refresh token is oidc-provider\'s: reuse revokes the grant as before', async (t) => {
+test.serial("a used refresh token is oidc-provider's: reuse revokes the grant as before", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
   const first = await refreshBy(true, app, tokens.refresh_token!);
   t.is(first.status, 200);
@@ -182,15 +188,18 @@ test.serial('a used refresh token is oidc-provider\'s: reuse revokes the grant a
   t.is(replay.body.access_token, first.body.access_token);
 });
 
-test.serial('another client\'s refresh token is refused, and nothing is issued', async (t) => {
+test.serial("another client's refresh token is refused, and nothing is issued", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
   const run = await refreshBy(true, spa, tokens.refresh_token!);
   t.is(run.status, 400);
   t.is(run.body.error, 'invalid_grant');
-  t.is(typeof (await store().find<TokenPayload>('RefreshToken', tokens.refresh_token!))?.consumed, 'undefined');
+  t.is(
+    typeof (await store().find<TokenPayload>('RefreshToken', tokens.refresh_token!))?.consumed,
+    'undefined',
+  );
 });
 
-test.serial('a revoked grant\'s refresh token is refused', async (t) => {
+test.serial("a revoked grant's refresh token is refused", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
   const record = await store().find<TokenPayload>('RefreshToken', tokens.refresh_token!);
   await store().revokeByGrantId(String(record!.grantId));

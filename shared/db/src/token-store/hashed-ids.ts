@@ -9,7 +9,7 @@ import type {
   TokenStore,
 } from './types.ts';
 
-/** Presented ids whose stored id is kept (the resource API reads the same few tokens again and again). */
+/** Presented access tokens whose stored id is kept (the resource API reads the same few again and again). */
 const MEMO_SIZE = 4096;
 
 /**
@@ -36,8 +36,11 @@ const JTI_MODELS: ReadonlySet<string> = new Set([...HASHED_ID_MODELS].filter((m)
  * the hash. oidc-provider only reads those Sessions, never saves or destroys them.
  */
 export function withHashedIds(inner: TokenStore): TokenStore {
-  // About a microsecond per hash, kept for the tokens read again and again.
-  const stored = memoized(storedTokenId, MEMO_SIZE);
+  // The resource API reads the same access tokens again and again: their stored ids are kept.
+  // Nothing else is: a code or refresh token is used once, and a memo of those would only carry
+  // them into the old generation before dropping them (issue 22).
+  const storedOfRead = memoized(storedTokenId, MEMO_SIZE);
+  const stored = storedTokenId;
   const hashed = (model: string) => HASHED_ID_MODELS.has(model);
   const ref = (r: RecordRef): RecordRef => (hashed(r.model) ? { model: r.model, id: stored(r.id) } : r);
   const write = (w: RecordWrite): RecordWrite => ({
@@ -139,7 +142,8 @@ export function withHashedIds(inner: TokenStore): TokenStore {
     ): Promise<RecordWithVersions<P>> {
       // Not async, as the stores' own: the resource API's read of every request.
       if (!hashed(model)) return inner.findWithVersions<P>(model, id, versionKeys);
-      return inner.findWithVersions<P>(model, stored(id), versionKeys).then((read) => {
+      const storedId = model === 'AccessToken' ? storedOfRead(id) : stored(id);
+      return inner.findWithVersions<P>(model, storedId, versionKeys).then((read) => {
         if (read.record !== undefined || !JTI_MODELS.has(model))
           return { record: restored(model, read.record as P | undefined, id), versions: read.versions };
         // A token of the old layout, or none: one more read, only for a token the store lacks.
