@@ -111,9 +111,10 @@ race('an organization owner removed meanwhile cannot remove the other owner', as
   );
   t.true(waited, "the removal waited for the remover's own membership");
   t.is(result.status, 403, JSON.stringify(result.body));
+  // The route's requirement, judged on the locked rows, refuses first, as it would after the removal.
   t.is(
     result.body.error.message,
-    'You cannot remove a member whose role (OWNER) is higher than your own (none)',
+    'requires organization role MEMBER; caller is not a member of the organization',
   );
   t.deepEqual(
     await knex()('memberships').where({ organization_id: s.orgId }).pluck('id'),
@@ -134,9 +135,10 @@ race('a team owner removed meanwhile cannot remove the other team owner', async 
   );
   t.true(waited, "the removal waited for the remover's own membership");
   t.is(result.status, 403, JSON.stringify(result.body));
+  // The route's requirement, judged on the locked rows, refuses first, as it would after the removal.
   t.is(
     result.body.error.message,
-    'Only a team owner or an organization admin or owner can remove a team owner',
+    'requires team role MEMBER or organization role ADMIN; caller is not a member of the team',
   );
   t.deepEqual(
     await knex()('memberships').where({ team_id: s.teamId }).pluck('id'),
@@ -561,4 +563,203 @@ race('a caller whose custom role loses an unneeded permission meanwhile still as
   t.true(waited, "the change waited for the caller's custom role");
   t.is(result.status, 200, JSON.stringify(result.body));
   t.is(await customRoleOf(s.orgMembership.target!), inviter);
+});
+
+// A removal judges the route's own requirement (any member to leave; ADMIN or the family's
+// `*.remove` permission to remove someone else) on the remover's memberships, custom roles and the
+// organization's PBAC switch as it locks them, like a role change: what is taken from the remover
+// meanwhile is judged as committed, with the 403 the same request gets afterwards.
+const removeMember = (path: string, apiKey: string) => call('DELETE', path, { token: apiKey });
+
+const membershipExists = async (membershipId: number): Promise<boolean> =>
+  (await knex()('memberships').where({ id: membershipId }).first('id')) !== undefined;
+
+race('a remover whose organization.remove permission is taken meanwhile is refused', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const removerRole = (await customRoleOf(s.orgMembership.remover!))!;
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(removerRole, { remove: 'organization.remove' }),
+    () =>
+      removeMember(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.remover.apiKey,
+      ),
+  );
+  t.true(waited, "the removal waited for the remover's custom role");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    "requires organization role ADMIN or permission organization.remove; caller's organization role is MEMBER",
+  );
+  t.true(await membershipExists(s.orgMembership.target!), 'the target is still a member');
+});
+
+race('a team remover whose custom role is taken off meanwhile is refused', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER', team: 'OWNER' },
+      remover: { org: 'MEMBER', team: 'MEMBER', permissions: ['team.remove'] },
+      target: { org: 'MEMBER', team: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const takeOff = (trx: import('knex').Knex.Transaction) =>
+    trx('memberships')
+      .whereIn('id', [s.orgMembership.remover!, s.teamMembership.remover!])
+      .update({ custom_role_id: null })
+      .then(() => undefined);
+  const { result, waited } = await whileLocked(knex(), takeOff, () =>
+    removeMember(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.target}`, s.users.remover.apiKey),
+  );
+  t.true(waited, "the removal waited for the remover's own memberships");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    "requires team role ADMIN or organization role ADMIN or permission team.remove; caller's team role is MEMBER",
+  );
+  t.true(await membershipExists(s.teamMembership.target!), 'the target is still a team member');
+});
+
+race('an organization admin demoted meanwhile cannot remove a member', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER' },
+    admin: { org: 'ADMIN' },
+    target: { org: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.orgMembership.admin!, 'MEMBER'), () =>
+    removeMember(`/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`, s.users.admin.apiKey),
+  );
+  t.true(waited, "the removal waited for the remover's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(result.body.error.message, "requires organization role ADMIN; caller's organization role is MEMBER");
+  t.true(await membershipExists(s.orgMembership.target!), 'the target is still a member');
+});
+
+race('a team admin demoted meanwhile cannot remove a team member', async (t) => {
+  const s = await buildScene(knex(), {
+    owner: { org: 'OWNER', team: 'OWNER' },
+    teamAdmin: { org: 'MEMBER', team: 'ADMIN' },
+    target: { org: 'MEMBER', team: 'MEMBER' },
+  });
+  const { result, waited } = await whileLocked(knex(), setRole(s.teamMembership.teamAdmin!, 'MEMBER'), () =>
+    removeMember(`/v2/teams/${s.teamId}/memberships/${s.teamMembership.target}`, s.users.teamAdmin.apiKey),
+  );
+  t.true(waited, "the removal waited for the remover's own membership");
+  t.is(result.status, 403, JSON.stringify(result.body));
+  t.is(
+    result.body.error.message,
+    "requires team role ADMIN or organization role ADMIN; caller's team role is MEMBER",
+  );
+  t.true(await membershipExists(s.teamMembership.target!), 'the target is still a team member');
+});
+
+/** What turning the organization's PBAC switch does: the organization's row locked, then changed. */
+const switchPbac =
+  (organizationId: number, pbacEnabled: boolean) => async (trx: import('knex').Knex.Transaction) => {
+    await trx('organizations').where({ id: organizationId }).forUpdate().first('id');
+    await trx('organizations')
+      .where({ id: organizationId })
+      .update({ pbac_enabled: pbacEnabled, updated_at: trx.fn.now() });
+  };
+
+race(
+  "a remover whose permission goes with the organization's PBAC switch meanwhile is refused",
+  async (t) => {
+    const s = await buildScene(
+      knex(),
+      {
+        owner: { org: 'OWNER' },
+        remover: { org: 'MEMBER', permissions: ['organization.remove'] },
+        target: { org: 'MEMBER' },
+      },
+      { pbacEnabled: true },
+    );
+    const { result, waited } = await whileLocked(knex(), switchPbac(s.orgId, false), () =>
+      removeMember(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.remover.apiKey,
+      ),
+    );
+    t.true(waited, "the removal waited for the organization's row");
+    t.is(result.status, 403, JSON.stringify(result.body));
+    t.is(result.body.error.message, "requires organization role ADMIN; caller's organization role is MEMBER");
+    t.true(await membershipExists(s.orgMembership.target!), 'the target is still a member');
+  },
+);
+
+race(
+  "a changer whose permission goes with the organization's PBAC switch meanwhile is refused",
+  async (t) => {
+    const s = await buildScene(
+      knex(),
+      {
+        owner: { org: 'OWNER' },
+        changer: { org: 'MEMBER', permissions: ['organization.changeMemberRole', 'organization.read'] },
+        target: { org: 'MEMBER' },
+      },
+      { pbacEnabled: true },
+    );
+    const reader = await insertCustomRole(knex(), s.orgId, ['organization.read']);
+    const { result, waited } = await whileLocked(knex(), switchPbac(s.orgId, false), () =>
+      assignCustomRole(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.changer.apiKey,
+        reader,
+      ),
+    );
+    t.true(waited, "the change waited for the organization's row");
+    t.is(result.status, 403, JSON.stringify(result.body));
+    t.is(result.body.error.message, "requires organization role ADMIN; caller's organization role is MEMBER");
+    t.is(await customRoleOf(s.orgMembership.target!), null, 'the target keeps no custom role');
+  },
+);
+
+// Changes that leave what the removal needs: it goes through, as it does today.
+race('a remover whose custom role loses an unneeded permission meanwhile still removes', async (t) => {
+  const s = await buildScene(
+    knex(),
+    {
+      owner: { org: 'OWNER' },
+      remover: { org: 'MEMBER', permissions: ['organization.remove', 'organization.invite'] },
+      target: { org: 'MEMBER' },
+    },
+    { pbacEnabled: true },
+  );
+  const removerRole = (await customRoleOf(s.orgMembership.remover!))!;
+  const { result, waited } = await whileLocked(
+    knex(),
+    editPermissions(removerRole, { remove: 'organization.invite' }),
+    () =>
+      removeMember(
+        `/v2/organizations/${s.orgId}/memberships/${s.orgMembership.target}`,
+        s.users.remover.apiKey,
+      ),
+  );
+  t.true(waited, "the removal waited for the remover's custom role");
+  t.is(result.status, 200, JSON.stringify(result.body));
+  t.false(await membershipExists(s.orgMembership.target!), 'the target is removed');
+});
+
+race('a member leaving while the PBAC switch is turned off still leaves', async (t) => {
+  const s = await buildScene(
+    knex(),
+    { owner: { org: 'OWNER' }, leaver: { org: 'MEMBER', permissions: ['organization.read'] } },
+    { pbacEnabled: true },
+  );
+  const { result, waited } = await whileLocked(knex(), switchPbac(s.orgId, false), () =>
+    removeMember(`/v2/organizations/${s.orgId}/memberships/${s.orgMembership.leaver}`, s.users.leaver.apiKey),
+  );
+  t.true(waited, "the removal waited for the organization's row");
+  t.is(result.status, 200, JSON.stringify(result.body));
+  t.false(await membershipExists(s.orgMembership.leaver!), 'the member left');
 });

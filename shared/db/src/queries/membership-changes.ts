@@ -41,7 +41,9 @@ export interface MembershipChangeFacts {
    * The changer's memberships as locked, with their custom roles' permissions as locked (their
    * rank, what the route lets them do, what they may grant), when `locks.removerUserId` names them.
    */
-  changer: { organization: MembershipFact | null; team: MembershipFact | null };
+  changer: RemovalContext['remover'];
+  /** The parent's organization as locked (its PBAC switch), when `locks.removerUserId` is given. */
+  organization: LockedOrganization | null;
   /** The permissions of the custom role the patch assigns, as locked; null when none (or it is gone). */
   assigned: string[] | null;
 }
@@ -52,8 +54,7 @@ export interface MembershipChangeFacts {
  * accepted owners as locked, so two owners demoting each other at once, or a demotion racing an
  * owner's removal, cannot both pass the last-owner rule (RuleRefusedError when it refuses); with
  * `locks.removerUserId` the changer's own memberships are locked and judged too (their rank), and
- * so are their custom roles and the one assigned (locked FOR SHARE: a change of a role's
- * permissions, which holds the role's row lock, waits for this change or this change for it).
+ * so are their custom roles, the one assigned and the organization's PBAC switch (see lockStanding).
  */
 export async function updateMembership(
   knex: Knex,
@@ -76,33 +77,19 @@ export async function updateMembership(
     // and, for a guard, the parent's accepted owners' and the changer's own, taken in id order as
     // a removal takes them.
     const locked: RemovalLocks = { ...locks, owners: guard !== undefined };
-    // Custom roles before memberships, as a role's deletion takes them (the role, then the
-    // memberships it is taken off), so the two wait for each other instead of deadlocking. These
-    // are the changer's custom roles as read before the lock; one given them meanwhile is locked below.
-    if (guard) {
-      const changerRoles =
-        locks.removerUserId === undefined ? [] : await customRolesOf(trx, parent, locks.removerUserId);
-      await lockedRolePermissions(trx, [...changerRoles, patch.customRoleId]);
-    }
+    const organization = guard ? await lockStanding(trx, parent, locked, [patch.customRoleId]) : null;
     await lockForRemoval(trx, parent, membershipId, locked);
     const before = await findMembership(trx, parent, membershipId);
     if (!before) return null;
     if (guard) {
-      const { remover, otherOwners } = await removalContext(trx, parent, membershipId, locked);
-      const permissions = await lockedRolePermissions(trx, [
-        remover.organization?.customRoleId,
-        remover.team?.customRoleId,
+      const { context, permissions } = await removalContext(trx, parent, membershipId, locked, organization, [
         patch.customRoleId,
       ]);
-      const fact = (mine: LockedRole): MembershipFact | null =>
-        mine && {
-          ...mine,
-          permissions: (mine.customRoleId !== null && permissions.get(mine.customRoleId)) || [],
-        };
       guarded(membershipKind(parent), guard, {
         membership: before,
-        otherOwners: otherOwners!,
-        changer: { organization: fact(remover.organization), team: fact(remover.team) },
+        otherOwners: context.otherOwners!,
+        changer: context.remover,
+        organization: context.organization,
         assigned: (patch.customRoleId && permissions.get(patch.customRoleId)) || null,
       });
     }
@@ -135,8 +122,11 @@ function guarded<Facts>(kind: RecordKind, guard: RemovalGuard<Facts> | undefined
   if (verdict && !verdict.allowed) throw new RuleRefusedError(kind, verdict.reason);
 }
 
-/** A role as a removal locked it; null when there is no such membership (any longer). */
-export type LockedRole = { id: number; role: Role; accepted: boolean; customRoleId: string | null } | null;
+/** The organization of a removal's or change's parent, as locked FOR SHARE (see lockStanding). */
+export interface LockedOrganization {
+  id: number;
+  pbacEnabled: boolean;
+}
 
 /** The user's own memberships of the parent and, for a team, of its organization. */
 const ownMemberships =
@@ -153,6 +143,38 @@ const ownMemberships =
     }
   };
 
+/**
+ * What a write judged on the caller's own standing locks before the memberships: the row of the
+ * parent's organization FOR SHARE (its PBAC switch: a change of the organization, which locks
+ * nothing else, waits for the write, or the write for it), then the custom roles of the caller's
+ * memberships as read now and `roleIds`, FOR SHARE (every edit of a role's permissions holds that
+ * role's row lock). Roles before memberships, as a role's deletion takes them (the role, then the
+ * memberships it is taken off), so the two wait for each other instead of deadlocking; a role given
+ * the caller meanwhile is locked after the memberships (removalContext). Without
+ * `locks.removerUserId`, only `roleIds`; the organization is then not locked (null).
+ */
+async function lockStanding(
+  trx: Knex,
+  parent: MembershipParent,
+  locks: RemovalLocks,
+  roleIds: ReadonlyArray<string | null | undefined> = [],
+): Promise<LockedOrganization | null> {
+  if (locks.removerUserId === undefined) {
+    await lockRoles(trx, roleIds);
+    return null;
+  }
+  const organizationId =
+    parent.kind === 'organization'
+      ? parent.id
+      : trx('teams').select('organization_id').where('id', parent.id);
+  const row = (await trx('organizations')
+    .where('id', organizationId)
+    .forShare()
+    .first('id', 'pbac_enabled')) as { id: number | string; pbac_enabled: boolean } | undefined;
+  await lockRoles(trx, [...(await customRolesOf(trx, parent, locks.removerUserId)), ...roleIds]);
+  return row ? { id: Number(row.id), pbacEnabled: row.pbac_enabled } : null;
+}
+
 /** The custom roles of the user's own memberships (see ownMemberships), unlocked. */
 async function customRolesOf(trx: Knex, parent: MembershipParent, userId: number): Promise<string[]> {
   return (await trx('memberships')
@@ -162,17 +184,25 @@ async function customRolesOf(trx: Knex, parent: MembershipParent, userId: number
 }
 
 /**
- * Locks these roles FOR SHARE (a lock this transaction holds already is kept) and reads their
- * permissions, sorted as the access facts list them; a role that is gone is left out.
+ * Locks these roles FOR SHARE (a lock this transaction holds already is kept); the ids of those
+ * that exist.
+ */
+async function lockRoles(trx: Knex, roleIds: ReadonlyArray<string | null | undefined>): Promise<string[]> {
+  const wanted = [...new Set(roleIds.filter((id): id is string => typeof id === 'string'))];
+  if (wanted.length === 0) return [];
+  return (await trx('roles').whereIn('id', wanted).orderBy('id').forShare().pluck('id')) as string[];
+}
+
+/**
+ * Locks these roles (lockRoles) and reads their permissions, sorted as the access facts list them;
+ * a role that is gone is left out.
  */
 async function lockedRolePermissions(
   trx: Knex,
   roleIds: ReadonlyArray<string | null | undefined>,
 ): Promise<Map<string, string[]>> {
-  const wanted = [...new Set(roleIds.filter((id): id is string => typeof id === 'string'))];
   const permissions = new Map<string, string[]>();
-  if (wanted.length === 0) return permissions;
-  const roles = (await trx('roles').whereIn('id', wanted).orderBy('id').forShare().pluck('id')) as string[];
+  const roles = await lockRoles(trx, roleIds);
   for (const id of roles) permissions.set(id, []);
   if (roles.length === 0) return permissions;
   const rows = (await trx('role_permissions')
@@ -186,7 +216,8 @@ async function lockedRolePermissions(
 /**
  * Rows a removal locks besides those it deletes, so that its rule is judged on them as they are:
  * the remover's own memberships (their rank; two owners removing each other at once must not both
- * succeed), and the parent's accepted owners (the last-owner rule).
+ * succeed) with their custom roles and the parent's organization (what the route lets them do), and
+ * the parent's accepted owners (the last-owner rule).
  */
 export interface RemovalLocks {
   removerUserId?: number | undefined;
@@ -195,8 +226,13 @@ export interface RemovalLocks {
 
 /** What the extra locks saw (see RemovalLocks). */
 export interface RemovalContext {
-  /** The remover's memberships: of the organization, and, removing from a team, of that team. */
-  remover: { organization: LockedRole; team: LockedRole };
+  /**
+   * The remover's memberships, with their custom roles' permissions, as locked: of the
+   * organization, and, removing from a team, of that team; null where there is none (any longer).
+   */
+  remover: { organization: MembershipFact | null; team: MembershipFact | null };
+  /** The parent's organization as locked (its PBAC switch); null without `removerUserId`. */
+  organization: LockedOrganization | null;
   /** Accepted owners of the parent other than the membership removed; null unless `owners` was asked. */
   otherOwners: number | null;
 }
@@ -235,33 +271,50 @@ async function lockForRemoval(
     .select('id');
 }
 
-/** Reads, under the locks lockForRemoval took, what they guard. */
+/**
+ * Reads, under the locks lockStanding and lockForRemoval took, what they guard; `permissions` has
+ * those of the remover's custom roles and of `roleIds`, as locked.
+ */
 async function removalContext(
   trx: Knex,
   parent: MembershipParent,
   membershipId: number,
   locks: RemovalLocks,
-): Promise<RemovalContext> {
-  const roleOf = async (of: MembershipParent): Promise<LockedRole> => {
-    if (locks.removerUserId === undefined) return null;
-    const found = await findMembershipOfUser(trx, of, locks.removerUserId);
-    return (
-      found && {
-        id: found.id,
-        role: found.role,
-        accepted: found.accepted,
-        customRoleId: found.customRoleId,
-      }
-    );
-  };
-  const organizationId = await organizationOfParent(trx, parent);
-  return {
-    remover: {
+  organization: LockedOrganization | null,
+  roleIds: ReadonlyArray<string | null | undefined> = [],
+): Promise<{ context: RemovalContext; permissions: Map<string, string[]> }> {
+  const userId = locks.removerUserId;
+  let mine: { organization: Membership | null; team: Membership | null } = { organization: null, team: null };
+  if (userId !== undefined) {
+    const organizationId = organization?.id ?? (await organizationOfParent(trx, parent));
+    mine = {
       organization:
-        organizationId === null ? null : await roleOf({ kind: 'organization', id: organizationId }),
-      team: parent.kind === 'team' ? await roleOf(parent) : null,
+        organizationId === null
+          ? null
+          : await findMembershipOfUser(trx, { kind: 'organization', id: organizationId }, userId),
+      team: parent.kind === 'team' ? await findMembershipOfUser(trx, parent, userId) : null,
+    };
+  }
+  const permissions = await lockedRolePermissions(trx, [
+    mine.organization?.customRoleId,
+    mine.team?.customRoleId,
+    ...roleIds,
+  ]);
+  const fact = (found: Membership | null): MembershipFact | null =>
+    found && {
+      id: found.id,
+      role: found.role,
+      accepted: found.accepted,
+      customRoleId: found.customRoleId,
+      permissions: (found.customRoleId !== null && permissions.get(found.customRoleId)) || [],
+    };
+  return {
+    context: {
+      remover: { organization: fact(mine.organization), team: fact(mine.team) },
+      organization,
+      otherOwners: locks.owners ? await countAcceptedOwners(trx, parent, membershipId) : null,
     },
-    otherOwners: locks.owners ? await countAcceptedOwners(trx, parent, membershipId) : null,
+    permissions,
   };
 }
 
@@ -281,10 +334,11 @@ export async function deleteMembership(
 ): Promise<boolean> {
   if (!Number.isSafeInteger(membershipId)) return false;
   return transactionWithBumps(knex, versions, async (trx, bumper) => {
+    const organization = await lockStanding(trx, parent, locks);
     await lockForRemoval(trx, parent, membershipId, locks);
     const before = await findMembership(trx, parent, membershipId);
     if (!before) return false;
-    const context = await removalContext(trx, parent, membershipId, locks);
+    const { context } = await removalContext(trx, parent, membershipId, locks, organization);
     guarded(membershipKind(parent), guard, { membership: before, ...context });
     await trx('memberships').where({ id: membershipId }).delete();
     await recordMembershipEvent(trx, parent, audited, 'membership.removed', membershipId, {
@@ -335,6 +389,7 @@ export async function deleteOrganizationMembership(
     // Whom the membership is of, read before locking to lock their team memberships along with it.
     const seen = await findMembership(trx, parent, membershipId);
     if (!seen) return false;
+    const organization = await lockStanding(trx, parent, locks);
     await lockForRemoval(trx, parent, membershipId, locks, (where) =>
       where.orWhere((teams) => teamMembershipsOf(trx, organizationId, seen, teams)),
     );
@@ -358,7 +413,7 @@ export async function deleteOrganizationMembership(
       role: team.role,
       accepted: team.accepted,
     }));
-    const context = await removalContext(trx, parent, membershipId, locks);
+    const { context } = await removalContext(trx, parent, membershipId, locks, organization);
     guarded('organizationMembership', guard, { membership: before, teamMemberships, ...context });
     await trx('memberships').where({ id: membershipId }).delete();
     if (teamMemberships.length > 0) {

@@ -12,12 +12,11 @@ import { checkGrantable, requireGrantable } from '../permissions.ts';
 import {
   actorRoleFrom,
   actorRoleOf,
-  checkAccess,
+  checkLockedAccess,
   enforce,
   type MembershipReadRequirement,
   parentOf,
   requireReadAccess,
-  withLockedMemberships,
 } from './context.ts';
 import { MUST_ACCEPT } from './invite.ts';
 import { getMembership, MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
@@ -74,8 +73,9 @@ export async function changeMembership(
   // owners as the change locks them: a role changed at the same moment (the target made owner, the
   // caller demoted or removed) is judged as committed, and two owners demoting each other at once
   // cannot both pass the last-owner rule and leave none. So are the route's own requirement and
-  // the no-escalation rule, on the caller's custom roles and the one assigned as locked: a
-  // permission taken from the caller meanwhile is lost. A refusal keeps its answer and message.
+  // the no-escalation rule, on the caller's custom roles, the one assigned and the organization's
+  // PBAC switch as locked: a permission taken from the caller meanwhile is lost. A refusal keeps
+  // its answer and message.
   const lastOwner = `The ${parent.kind} must keep at least one owner`;
   let updated: Membership | null;
   try {
@@ -86,10 +86,9 @@ export async function changeMembership(
       membershipId,
       patch,
       { audit },
-      ({ membership, otherOwners, changer, assigned }) => {
-        const locked = withLockedMemberships(access, changer);
-        const route = checkAccess(locked, access.requirement, caller.serviceAdmin);
-        if (!route.allowed) return route;
+      ({ membership, otherOwners, changer, organization, assigned }) => {
+        const route = checkLockedAccess(access, caller, { mine: changer, organization });
+        if (!route.verdict.allowed) return route.verdict;
         const lockedActorRole = actorRoleFrom(access, changer);
         const assignment = checkRoleAssignment({
           actorRole: lockedActorRole,
@@ -108,7 +107,7 @@ export async function changeMembership(
         }
         if (patch.customRoleId !== undefined && patch.customRoleId !== null) {
           if (assigned === null) return { allowed: false, reason: ROLE_NOT_FOUND };
-          const grant = checkGrantable(locked, assigned);
+          const grant = checkGrantable(route.access, assigned);
           if (!grant.allowed) return grant;
         }
         return membership.role === 'OWNER' &&

@@ -1,4 +1,5 @@
 import type { MembershipFact } from '@sched/db/queries/access-facts';
+import type { LockedOrganization } from '@sched/db/queries/membership-changes';
 import type { MembershipParent } from '@sched/db/queries/memberships';
 import { ForbiddenError, InsufficientScopeError } from '@sched/kit/errors';
 import { type AccessRequirement, decideAccess, type MembershipFacts } from '@sched/policy/access';
@@ -76,18 +77,44 @@ export function checkAccess(
 }
 
 /**
- * `access` with the caller's memberships (and their custom roles' permissions) as a write locked
- * them, to judge on them what the request was judged on (its `decision` stays the request's).
+ * `access` with the caller's memberships (and their custom roles' permissions) and the
+ * organization's PBAC switch as a write locked them, to judge on them what the request was judged
+ * on (its `decision` stays the request's).
  */
 export function withLockedMemberships(
   access: AccessContext,
   mine: { organization: MembershipFact | null; team: MembershipFact | null },
+  organization: LockedOrganization | null,
 ): AccessContext {
   return {
     ...access,
+    organization:
+      access.organization !== null && organization?.id === access.organization.id
+        ? { ...access.organization, pbacEnabled: organization.pbacEnabled }
+        : access.organization,
     orgMembership: mine.organization,
     teamMembership: access.requirement.level === 'team' ? mine.team : null,
   };
+}
+
+/**
+ * The route's own access question asked again on what a write locked (withLockedMemberships), then
+ * `stricter`, the one the service asks of a caller acting on someone else's membership, as the
+ * request asked them; `access` is the locked view, for the rules judged on it next.
+ */
+export function checkLockedAccess(
+  access: AccessContext,
+  caller: UserCaller,
+  locked: {
+    mine: { organization: MembershipFact | null; team: MembershipFact | null };
+    organization: LockedOrganization | null;
+  },
+  stricter?: AccessRequirement,
+): { access: AccessContext; verdict: RuleResult } {
+  const view = withLockedMemberships(access, locked.mine, locked.organization);
+  const route = checkAccess(view, access.requirement, caller.serviceAdmin);
+  const verdict = route.allowed && stricter !== undefined ? checkAccess(view, stricter) : route;
+  return { access: view, verdict };
 }
 
 /** What reading a family's memberships needs (its GET routes): scope, role and PBAC permission. */

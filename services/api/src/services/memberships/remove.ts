@@ -1,5 +1,9 @@
 import type { AuditContext } from '@sched/db/queries/audit-log';
-import { deleteMembership, deleteOrganizationMembership } from '@sched/db/queries/membership-changes';
+import {
+  deleteMembership,
+  deleteOrganizationMembership,
+  type RemovalContext,
+} from '@sched/db/queries/membership-changes';
 import { findMembership, type Membership } from '@sched/db/queries/memberships';
 import { NotFoundError } from '@sched/kit/errors';
 import {
@@ -12,7 +16,7 @@ import {
 import type { Permission } from '@sched/policy/permissions';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { AccessContext, UserCaller } from '../../routing/caller.ts';
-import { parentOf, requireAccess, teamInOrganization } from './context.ts';
+import { checkAccess, checkLockedAccess, enforce, parentOf, teamInOrganization } from './context.ts';
 import { MEMBERSHIP_NOT_FOUND } from './read-cache.ts';
 
 /**
@@ -38,7 +42,10 @@ export async function removeMembership(
   // another member's membership as for an id that names none, so ids tell them nothing.
   const found = await findMembership(knex, parent, membershipId);
   const self = found !== null && found.userId === caller.userId;
-  if (!self) requireAccess(access, 'ADMIN', removePermission);
+  const removing = self
+    ? undefined
+    : { ...access.requirement, minimumRole: 'ADMIN' as const, permission: removePermission };
+  if (removing) enforce(checkAccess(access, removing));
   if (!found) throw new NotFoundError(MEMBERSHIP_NOT_FOUND);
   const target = found;
   // Leaving (one's own membership) and removing someone are told apart in the log.
@@ -46,8 +53,14 @@ export async function removeMembership(
   // The rules judge the memberships as the delete locks them, so a role changed meanwhile (the
   // target's, or one of their team roles) is judged as it is: refused, RuleRefusedError (403). The
   // remover's own memberships are locked and judged too, not taken from the access check: two
-  // owners removing each other at once would otherwise both succeed and leave no owner.
+  // owners removing each other at once would otherwise both succeed and leave no owner. So is what
+  // the route and `removing` ask, on those memberships, their custom roles and the organization's
+  // PBAC switch as locked: a remover demoted, or whose permission is taken, meanwhile is refused
+  // with the 403 the same request gets afterwards.
   const locks = { removerUserId: caller.userId };
+  const mayRemove = (locked: RemovalContext) =>
+    checkLockedAccess(access, caller, { mine: locked.remover, organization: locked.organization }, removing)
+      .verdict;
   let removed: boolean;
   if (parent.kind === 'organization') {
     removed = await deleteOrganizationMembership(
@@ -56,9 +69,10 @@ export async function removeMembership(
       parent.id,
       membershipId,
       audited,
-      ({ membership, teamMemberships, remover }) => {
-        const actorOrgRole = effectiveOrgRole(remover.organization);
+      ({ membership, teamMemberships, ...locked }) => {
+        const actorOrgRole = effectiveOrgRole(locked.remover.organization);
         return firstRefusal(
+          mayRemove(locked),
           checkOrgMembershipRemoval({ actorOrgRole, targetRole: membership.role, self }),
           // Removing an organization membership takes its teams' memberships along, so the team
           // rules hold for those too: nobody takes along a team role they could not remove there.
@@ -74,13 +88,16 @@ export async function removeMembership(
       parent,
       membershipId,
       audited,
-      ({ membership, remover }) =>
-        checkTeamMembershipRemoval({
-          actorTeamRole: remover.team?.accepted ? remover.team.role : null,
-          actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(remover.organization) : null,
-          targetRole: membership.role,
-          self,
-        }),
+      ({ membership, ...locked }) =>
+        firstRefusal(
+          mayRemove(locked),
+          checkTeamMembershipRemoval({
+            actorTeamRole: locked.remover.team?.accepted ? locked.remover.team.role : null,
+            actorOrgRole: teamInOrganization(access) ? effectiveOrgRole(locked.remover.organization) : null,
+            targetRole: membership.role,
+            self,
+          }),
+        ),
       locks,
     );
   }
