@@ -118,7 +118,8 @@ export function refreshGrant(deps: AuthDeps) {
       jti: newTokenId(grantId),
       gty,
       rotations: typeof record.rotations === 'number' ? record.rotations + 1 : 1,
-      iiat: typeof record.iiat === 'number' ? record.iiat : record.iat,
+      // The chain's first issue time; oidc-provider starts it afresh for a token that lacks one.
+      iiat: typeof record.iiat === 'number' ? record.iiat : now,
     };
     const scopes = new Set((record.scope as string).split(' '));
     const scope = resource
