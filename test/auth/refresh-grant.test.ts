@@ -3,7 +3,7 @@ import type { TokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import Provider from 'oidc-provider';
 import type { TestClient } from '../support/factories.ts';
-import { clientCredentials, FlowBrowser, obtainCode, pkcePair, tokenRequest } from '../support/oauth.ts';
+import { clientCredentials, FlowBrowser, issueTokens, tokenRequest } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
 // Our own refresh grant (services/auth/src/endpoints/refresh-grant.ts) issues what oidc-provider's
@@ -41,31 +41,8 @@ test.afterEach.always(() => {
 });
 
 /** A fresh authorization of `client`: its token answer. */
-async function authorize(client: TestClient, scope: string, resource?: string) {
-  const pkce = pkcePair();
-  const { code } = await obtainCode(
-    system.url,
-    {
-      client_id: client.client.id,
-      redirect_uri: client.redirectUri,
-      scope,
-      state: 's',
-      code_challenge: pkce.challenge,
-      ...(resource ? { resource } : {}),
-    },
-    { user, browser },
-  );
-  const answer = await tokenRequest(system.url, {
-    ...clientCredentials(client),
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: client.redirectUri,
-    code_verifier: pkce.verifier,
-    ...(resource ? { resource } : {}),
-  });
-  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
-  return answer.body as Record<string, string>;
-}
+const authorize = (client: TestClient, scope: string, resource?: string) =>
+  issueTokens(system.url, client, user, scope.split(' '), browser, resource ? { resource } : {});
 
 /** A refresh by our grant or by oidc-provider's: the answer, the stored records, the events seen. */
 async function refreshBy(own: boolean, client: TestClient, refreshToken: string) {
@@ -131,8 +108,8 @@ for (const [label, client, scope, resourceName] of cases) {
     const first = await authorize(client(), scope, resource);
     const second = await authorize(client(), scope, resource);
     // Twice each, so that a rotated token's rotation count is compared too.
-    const theirs1 = await refreshBy(false, client(), first.refresh_token!);
-    const ours1 = await refreshBy(true, client(), second.refresh_token!);
+    const theirs1 = await refreshBy(false, client(), first.refresh_token);
+    const ours1 = await refreshBy(true, client(), second.refresh_token);
     const theirs = await refreshBy(false, client(), String(theirs1.body.refresh_token));
     const ours = await refreshBy(true, client(), String(ours1.body.refresh_token));
     for (const run of [theirs1, ours1, theirs, ours]) t.is(run.status, 200, JSON.stringify(run.body));
@@ -171,7 +148,7 @@ for (const [label, client, scope, resourceName] of cases) {
 
 test.serial("a refresh with openid granted is oidc-provider's (it signs an ID token)", async (t) => {
   const tokens = await authorize(oidc, 'openid PROFILE_READ');
-  const run = await refreshBy(true, oidc, tokens.refresh_token!);
+  const run = await refreshBy(true, oidc, tokens.refresh_token);
   t.is(run.status, 200);
   t.is(typeof run.body.id_token, 'string');
   t.true(run.events.includes('refresh_token.saved'));
@@ -179,31 +156,31 @@ test.serial("a refresh with openid granted is oidc-provider's (it signs an ID to
 
 test.serial("a used refresh token is oidc-provider's: reuse revokes the grant as before", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
-  const first = await refreshBy(true, app, tokens.refresh_token!);
+  const first = await refreshBy(true, app, tokens.refresh_token);
   t.is(first.status, 200);
   // Within the retry window the same client gets the kept answer; a replay by the provider's
   // detection afterwards is covered by test/auth/codes-and-refresh.test.ts (window off).
-  const replay = await refreshBy(true, app, tokens.refresh_token!);
+  const replay = await refreshBy(true, app, tokens.refresh_token);
   t.is(replay.status, 200);
   t.is(replay.body.access_token, first.body.access_token);
 });
 
 test.serial("another client's refresh token is refused, and nothing is issued", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
-  const run = await refreshBy(true, spa, tokens.refresh_token!);
+  const run = await refreshBy(true, spa, tokens.refresh_token);
   t.is(run.status, 400);
   t.is(run.body.error, 'invalid_grant');
   t.is(
-    typeof (await store().find<TokenPayload>('RefreshToken', tokens.refresh_token!))?.consumed,
+    typeof (await store().find<TokenPayload>('RefreshToken', tokens.refresh_token))?.consumed,
     'undefined',
   );
 });
 
 test.serial("a revoked grant's refresh token is refused", async (t) => {
   const tokens = await authorize(app, 'PROFILE_READ');
-  const record = await store().find<TokenPayload>('RefreshToken', tokens.refresh_token!);
+  const record = await store().find<TokenPayload>('RefreshToken', tokens.refresh_token);
   await store().revokeByGrantId(String(record!.grantId));
-  const run = await refreshBy(true, app, tokens.refresh_token!);
+  const run = await refreshBy(true, app, tokens.refresh_token);
   t.is(run.status, 400);
   t.is(run.body.error, 'invalid_grant');
 });

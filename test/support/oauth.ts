@@ -266,13 +266,17 @@ export async function issueTokens(
   scopes: string[] = client.client.scopes,
   /** A signed-in browser to reuse (no sign-in, remembered consent). */
   browser?: FlowBrowser,
+  /** An RFC 8707 `resource`, on the authorization and the code exchange alike. */
+  options: { resource?: string } = {},
 ): Promise<{ access_token: string; refresh_token: string; scope: string; expires_in: number }> {
   const pkce = pkcePair();
+  const resource: Record<string, string> = options.resource ? { resource: options.resource } : {};
   const params: Record<string, string> = {
     client_id: client.client.id,
     redirect_uri: client.redirectUri,
     state: randomBytes(8).toString('hex'),
     code_challenge: pkce.challenge,
+    ...resource,
   };
   if (scopes.length > 0) params.scope = scopes.join(' ');
   const { code } = await obtainCode(serverUrl, params, { user, ...(browser ? { browser } : {}) });
@@ -282,6 +286,7 @@ export async function issueTokens(
     code,
     redirect_uri: client.redirectUri,
     code_verifier: pkce.verifier,
+    ...resource,
   });
   if (response.status !== 200) throw new Error(`code exchange failed: ${JSON.stringify(response.body)}`);
   return response.body as { access_token: string; refresh_token: string; scope: string; expires_in: number };
