@@ -3,7 +3,7 @@ import type { TokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import Provider from 'oidc-provider';
 import type { TestClient } from '../support/factories.ts';
-import { clientCredentials, FlowBrowser, issueTokens, tokenRequest } from '../support/oauth.ts';
+import { clientCredentials, FlowBrowser, issueTokens } from '../support/oauth.ts';
 import { setUpWorld } from '../support/world.ts';
 
 // Our own refresh grant (services/auth/src/endpoints/refresh-grant.ts) issues what oidc-provider's
