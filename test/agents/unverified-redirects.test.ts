@@ -117,6 +117,8 @@ async function embedEntry(clientId: string) {
     state: 's',
     code_challenge: pkcePair().challenge,
     code_challenge_method: 'S256',
+    // Always sent by the component; without it every client's entry is a 400.
+    theme: 'light',
     parent_origin: new URL(PHISH).origin,
   }))
     url.searchParams.set(name, value);
@@ -150,4 +152,5 @@ test('the embed of a pending agent cannot be framed by its redirect origin; an a
   t.is(approved.status, 200);
   const framed = await embedEntry(clientId);
   t.regex(framed.csp, /frame-ancestors https:\/\/phish\.example\.com/);
+  t.is(framed.status, 200, 'the flow starts');
 });
