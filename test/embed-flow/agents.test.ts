@@ -209,6 +209,9 @@ test('the same agents before approval: not framed, refused; after approval the s
     t.is(pending.response.status, 400, clientId);
     t.is(frameAncestors(pending.response), "'none'");
     t.is(bodyData(pending.html)['parent-origin'], undefined);
+    // Its parent_origin is its redirect origin: the page says what is actually missing.
+    t.regex(pending.html, /has not been approved by an administrator yet/);
+    t.notRegex(pending.html, /parent_origin is not the origin/);
 
     await approve(clientId);
     const approved = await openEntry(new FlowBrowser(world.system.url), entry());

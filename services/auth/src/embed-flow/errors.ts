@@ -6,14 +6,20 @@ import { AppError } from '@sched/kit/errors';
  */
 export class EmbedParentOriginError extends AppError {
   readonly title = 'This site cannot embed Scheduling';
-  constructor() {
-    super(
-      400,
-      'invalid_request',
-      'parent_origin is not the origin of one of the redirect addresses registered for this application.',
-    );
+  constructor(
+    message = 'parent_origin is not the origin of one of the redirect addresses registered for this application.',
+  ) {
+    super(400, 'invalid_request', message);
   }
 }
+
+/**
+ * The same refusal for an agent no administrator has approved yet: no parent_origin is accepted
+ * for it, its own redirect origins included, so the usual message would send its developer
+ * looking at the wrong thing.
+ */
+export const UNAPPROVED_AGENT_EMBED =
+  'This application has not been approved by an administrator yet: until it is, no site can embed its sign-in.';
 
 /** A profile or calendar form sent outside an onboarding-embed flow, or before its step. */
 export class OnboardingStepError extends AppError {

@@ -8,7 +8,7 @@ import { seeOther } from '../interaction/current.ts';
 import { sendPage } from '../pages/layout.ts';
 import { PATHS } from '../paths.ts';
 import { COOKIE_CHECK } from '../embed-flow/cookies.ts';
-import { EmbedParentOriginError } from '../embed-flow/errors.ts';
+import { EmbedParentOriginError, UNAPPROVED_AGENT_EMBED } from '../embed-flow/errors.ts';
 import {
   EMBED_PARAMS,
   EMBED_RESPONSE_MODE,
@@ -22,6 +22,7 @@ import {
 import { needsPopupPage } from './pages/needs-popup.ts';
 
 const ENTRY = 'embedEntry';
+const UNAPPROVED = 'embedUnapprovedAgent';
 const RESUME = /^\/auth\/oauth2\/authorize\/([A-Za-z0-9_-]{1,256})$/;
 
 /**
@@ -41,6 +42,8 @@ export function embedRequests(deps: AuthDeps) {
     const clientId = singleQueryValue(ctx, 'client_id');
     const client = clientId ? await deps.loadClient(ctx.state, clientId) : null;
     markEmbed(ctx, flowFromParams(ctx.query as Record<string, unknown>, framingOrigins(client)));
+    if (client && !redirectUrisReviewed(client.registration, client.reviewStatus))
+      ctx.state[UNAPPROVED] = true;
     ctx.state[ENTRY] = ctx.originalUrl;
     ctx.path = PATHS.authorize;
     return next();
@@ -128,7 +131,8 @@ export function embedAuthorization() {
     const entryUrl = ctx.state[ENTRY] as string | undefined;
     const flow = embedFlowOf(ctx);
     if (entryUrl === undefined || !flow || ctx.path !== PATHS.authorize) return next();
-    if (!flow.parentOrigin) throw new EmbedParentOriginError();
+    if (!flow.parentOrigin)
+      throw new EmbedParentOriginError(ctx.state[UNAPPROVED] === true ? UNAPPROVED_AGENT_EMBED : undefined);
     checkEmbedParams(ctx);
     if (flow.mode === 'frame' && !cookiesWork(ctx, entryUrl)) return;
     const query = { ...ctx.query };
