@@ -1,4 +1,4 @@
-import { storedTokenId } from '@sched/db/token-store/keys';
+import { HASHED_IDS_MARK, storedTokenId, TOKEN_TABLES } from '@sched/db/token-store/keys';
 import { createRawRedisTokenStore } from '@sched/db/token-store/redis';
 import { createRawSqlTokenStore } from '@sched/db/token-store/sql';
 import type { TokenStore } from '@sched/db/token-store/types';
@@ -13,6 +13,8 @@ import {
   pkcePair,
   tokenRequest,
 } from '../support/oauth.ts';
+import { startSecondApi } from '../api/helpers/second-api.ts';
+import { apiClient } from '../support/http.ts';
 import { dumpTokenStore, leaks } from '../support/store-dump.ts';
 import { setUpWorld } from '../support/world.ts';
 
@@ -57,6 +59,24 @@ async function toOldLayout(model: string, value: string): Promise<void> {
     record.exp - Math.floor(Date.now() / 1000),
   );
   await oldStore().destroy(model, storedTokenId(value));
+}
+
+/** When the system's store first served hashed ids (epoch ms), as stored. */
+async function readMark(): Promise<number | undefined> {
+  if (system.redis) {
+    const value = await system.redis.redis.get(`${system.redis.prefix}${HASHED_IDS_MARK}`);
+    return value === null ? undefined : Number(value);
+  }
+  const row = (await system.database.db
+    .knex(TOKEN_TABLES.counters)
+    .where({ key: HASHED_IDS_MARK })
+    .first('value')) as { value: string } | undefined;
+  return row === undefined ? undefined : Number(row.value);
+}
+
+async function writeMark(value: number): Promise<void> {
+  if (system.redis) await system.redis.redis.set(`${system.redis.prefix}${HASHED_IDS_MARK}`, String(value));
+  else await system.database.db.knex(TOKEN_TABLES.counters).where({ key: HASHED_IDS_MARK }).update({ value });
 }
 
 const refresh = (refreshToken: string) =>
@@ -151,3 +171,32 @@ test('a session of the old layout stays signed in, and signing out ends it for g
   for (const [key, cookie] of cookies) browser.jar.cookies.set(key, cookie);
   t.is(page(await browser.open('/auth/settings')).url.pathname, '/auth/settings/sign-in');
 });
+
+// Serial: it moves the store's mark back and restores it, and the running system must have read
+// it before (the other tests rely on its fallback).
+test.serial(
+  'once every token of the old layout has expired, a process started since no longer looks for them',
+  async (t) => {
+    const tokens = await issueTokens(system.url, app, user, ['PROFILE_READ']);
+    await toOldLayout('AccessToken', tokens.access_token);
+    t.is((await call('GET', '/v2/me', { token: tokens.access_token })).status, 200);
+    const began = await readMark();
+    if (began === undefined) return t.fail('the running system wrote no mark');
+    t.true(began <= Date.now());
+
+    // Hashing began two years ago: longer than any token lives, whatever the configuration.
+    await writeMark(Date.now() - 2 * 365 * 24 * 3600 * 1000);
+    t.teardown(() => writeMark(began));
+    const second = await startSecondApi(system);
+    t.teardown(() => second.close());
+    const two = apiClient(() => second.url);
+    t.is((await two('GET', '/v2/me', { token: tokens.access_token })).status, 401, 'not looked for');
+    const next = await issueTokens(system.url, app, user, ['PROFILE_READ']);
+    t.is((await two('GET', '/v2/me', { token: next.access_token })).status, 200, 'hashed tokens work');
+    t.is(
+      (await call('GET', '/v2/me', { token: tokens.access_token })).status,
+      200,
+      'a process started before keeps its view',
+    );
+  },
+);

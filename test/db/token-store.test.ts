@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { withHashedIds } from '@sched/db/token-store/hashed-ids';
 import {
   consumedKey,
   grantIndexKey,
   grantMember,
+  HASHED_IDS_MARK,
   rateKey,
   recordKey,
   storedTokenId,
@@ -16,6 +18,7 @@ import type { TokenPayload, TokenStore } from '@sched/db/token-store/types';
 import test, { type ExecutionContext } from 'ava';
 import { migrations } from '@sched/migrations';
 import { createRawSqlTokenStore, createSqlTokenStore } from '@sched/db/token-store/sql';
+import { createRawRedisTokenStore, createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createTestDatabase } from '../support/database.ts';
 import { dumpTokenStore, leaks } from '../support/store-dump.ts';
 import { type TokenStoreHarness, tokenStoreBackends } from '../support/token-stores.ts';
@@ -30,6 +33,24 @@ const unique = (label: string) => `${label}-${randomUUID()}`;
 /** An id of a code or token of `grantId`, as the auth service makes them: in the grant's slot. */
 const ofGrant = (grantId: string, label: string) => taggedTokenId(unique(label), grantId);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** `store` with every call counted by method name. */
+function counted(store: TokenStore): { store: TokenStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const spy = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.set(String(property), (calls.get(String(property)) ?? 0) + 1);
+        return value.apply(target, args);
+      };
+    },
+  }) as TokenStore;
+  return { store: spy, calls };
+}
+
+const DAY_MS = 24 * 3600 * 1000;
 
 function accessToken(id: string, grantId: string, extra: Partial<TokenPayload> = {}): TokenPayload {
   const iat = nowSeconds();
@@ -798,6 +819,152 @@ for (const backend of backends) {
     t.is(await store.find('RefreshToken', next), undefined);
     t.is(await store.find('RefreshToken', rt), undefined);
   });
+  /**
+   * Storage of its own (the mark is one per store: moving it would end the other tests' fallback):
+   * a key prefix of its own on Redis, a database of its own in SQL (made before the other tests
+   * start, as the migration's below).
+   */
+  async function ownStorage(t: ExecutionContext) {
+    if (h.redis) {
+      const { client, prefix } = h.redis;
+      const own = `${prefix}own-${randomUUID()}:`;
+      const markKey = `${own}${HASHED_IDS_MARK}`;
+      return {
+        raw: createRawRedisTokenStore({ redis: client, prefix: own }),
+        hashed: (lifetime?: number) =>
+          createRedisTokenStore({ redis: client, prefix: own, longestTokenLifetime: lifetime }),
+        mark: async () => {
+          const value = await client.get(markKey);
+          return value === null ? undefined : Number(value);
+        },
+        setMark: async (value: number) => {
+          await client.set(markKey, String(value));
+        },
+      };
+    }
+    const database = await createTestDatabase({ backend: backend.name as 'postgres' | 'pglite' });
+    t.teardown(() => database.drop());
+    const knex = database.db.knex;
+    const counters = () => knex(TOKEN_TABLES.counters).where({ key: HASHED_IDS_MARK });
+    return {
+      raw: createRawSqlTokenStore({ knex }),
+      hashed: (lifetime?: number) => createSqlTokenStore({ knex, longestTokenLifetime: lifetime }),
+      mark: async () => {
+        const row = (await counters().first('value', 'expires_at')) as
+          | { value: string | number; expires_at: Date | null }
+          | undefined;
+        if (row) t.is(row.expires_at, null, 'the mark never expires');
+        return row === undefined ? undefined : Number(row.value);
+      },
+      setMark: async (value: number) => {
+        await counters().update({ value });
+      },
+    };
+  }
+
+  const serialForSql = backend.name.startsWith('redis') ? test : test.serial;
+  serialForSql(
+    `${backend.name}: records of the old layout are looked for until a token lifetime after hashing began, then never`,
+    async (t) => {
+      const own = await ownStorage(t);
+      const { raw } = own;
+      const grantId = unique('grant');
+      const owner = { accountId: '10', clientId: 'client-4' };
+      const [code, at, rt, next] = ['code', 'at', 'rt', 'rt'].map((label) => ofGrant(grantId, label)) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const session = unique('sess');
+      await raw.upsert('Grant', grantId, { kind: 'Grant', jti: grantId, ...owner }, 600);
+      await raw.upsert(
+        'AuthorizationCode',
+        code,
+        { kind: 'AuthorizationCode', jti: code, grantId, ...owner },
+        60,
+      );
+      await raw.upsert('AccessToken', at, accessToken(at, grantId, owner), 600);
+      await raw.upsert('RefreshToken', rt, { kind: 'RefreshToken', jti: rt, grantId, ...owner }, 600);
+      await raw.upsert('Session', session, { kind: 'Session', jti: session, accountId: '10' }, 600);
+      t.is(await own.mark(), undefined, 'no mark before the first start with hashing');
+
+      // The first start: the mark is written at first use (once, however many calls race for it),
+      // and records of the old layout are found as before.
+      const before = Date.now();
+      const first = counted(raw);
+      const store = withHashedIds(first.store, { longestTokenLifetime: 3600 });
+      const founds = await Promise.all([
+        store.find('AccessToken', at),
+        store.find('RefreshToken', rt),
+        store.findWithVersions('AccessToken', at, []),
+      ]);
+      t.is(founds[0]?.jti, at);
+      t.is(founds[1]?.jti, rt);
+      t.is(founds[2].record?.jti, at);
+      t.is(first.calls.get('hashingBegan'), 1, 'the mark is read once');
+      const mark = (await own.mark()) ?? Number.NaN;
+      t.true(mark >= before && mark <= Date.now(), 'the mark is the first start');
+      t.is(first.calls.get('find'), 4, 'two reads each for records of the old layout');
+
+      // A restart (and a second process) neither moves the mark nor ends the fallback.
+      await sleep(5);
+      const restarted = withHashedIds(raw, { longestTokenLifetime: 3600 });
+      t.is((await restarted.find('AccessToken', at))?.jti, at);
+      t.is(await own.mark(), mark, 'not moved by a restart');
+      t.is(await raw.hashingBegan(Date.now() + 60_000), mark, 'the first value stays');
+
+      // Hashing began longer ago than the longest lifetime and a day: nothing of the old layout is
+      // looked for, read or deleted any more; a store started before keeps its view.
+      await own.setMark(Date.now() - 3600 * 1000 - DAY_MS - 60_000);
+      const later = counted(raw);
+      const ended = withHashedIds(later.store, { longestTokenLifetime: 3600 });
+      t.is(await ended.find('AccessToken', at), undefined);
+      t.is(await ended.find('Session', session), undefined);
+      t.is((await ended.findWithVersions('AccessToken', at, [])).record, undefined);
+      t.false(await ended.consume('AuthorizationCode', code));
+      t.false(await ended.consumeAndUpsert({ model: 'RefreshToken', id: rt }, []));
+      const settlement = await ended.consumeAndUpsertOrRead(
+        { model: 'RefreshToken', id: rt },
+        [
+          {
+            model: 'RefreshToken',
+            id: next,
+            payload: { kind: 'RefreshToken', jti: next, grantId, ...owner },
+            expiresInSeconds: 600,
+          },
+        ],
+        { model: 'RefreshRetry', id: rt },
+      );
+      t.deepEqual(settlement, { settled: false, found: undefined });
+      await ended.destroy('Session', session);
+      await ended.upsert('Session', unique('sess'), { kind: 'Session', accountId: '10' }, 600);
+      t.deepEqual(
+        Object.fromEntries(later.calls),
+        {
+          hashingBegan: 1,
+          find: 2,
+          findWithVersions: 1,
+          consume: 1,
+          consumeAndUpsert: 1,
+          consumeAndUpsertOrRead: 1,
+          destroy: 1,
+          upsert: 1,
+        },
+        'one call each: no second read, no delete under the raw id',
+      );
+      t.is((await raw.find('Session', session))?.jti, session, 'left to expire by itself');
+      t.false(Number.isInteger((await raw.find('RefreshToken', rt))?.consumed), 'untouched');
+      t.is((await store.find('AccessToken', at))?.jti, at, 'the store started before still finds it');
+
+      // The factories take the lifetime from their creator (the config's longest), a year without.
+      await own.setMark(Date.now() - 2 * 3600 * 1000 - DAY_MS);
+      t.is(await own.hashed(3600).find('AccessToken', at), undefined);
+      t.is((await own.hashed(3 * 3600).find('AccessToken', at))?.jti, at);
+      t.is((await own.hashed().find('AccessToken', at))?.jti, at);
+    },
+  );
+
   // On a database of its own (the migration moves every row of the old layout, the other tests'
   // included), made before the other tests start (serial tests run first): making a database
   // stalls Postgres for a moment, which the timed window tests would feel.

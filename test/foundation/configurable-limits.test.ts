@@ -1,5 +1,5 @@
 import test from 'ava';
-import { loadConfig } from '@sched/kit/config';
+import { loadConfig, longestTokenLifetime } from '@sched/kit/config';
 import { parseRateLimits, RATE_LIMIT_DEFAULTS } from '@sched/kit/rate-limits';
 import { insertClient, insertUser } from '../support/factories.ts';
 import { issueTokens, tokenRequest } from '../support/oauth.ts';
@@ -30,6 +30,13 @@ test('a bad RATE_LIMITS or lifetime stops the start with a message naming the va
   const config = loadConfig({ ACCESS_TOKEN_TTL: '600', REFRESH_TOKEN_TTL: '86400' });
   t.deepEqual(config.tokenTtl, { accessToken: 600, refreshToken: 86_400 });
   t.deepEqual(loadConfig({}).tokenTtl, { accessToken: 1800, refreshToken: 2_592_000 });
+});
+
+test('the longest token lifetime (how long the store looks for ids of the old layout) follows the config', (t) => {
+  const day = 24 * 3600;
+  t.is(longestTokenLifetime(loadConfig({}).tokenTtl), 30 * day, 'a refresh token, by default');
+  t.is(longestTokenLifetime(loadConfig({ REFRESH_TOKEN_TTL: '86400' }).tokenTtl), 14 * day, 'a session');
+  t.is(longestTokenLifetime(loadConfig({ REFRESH_TOKEN_TTL: String(90 * day) }).tokenTtl), 90 * day);
 });
 
 test('configured limits and lifetimes hold, and rate-limited answers carry RateLimit headers', async (t) => {

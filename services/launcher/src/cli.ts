@@ -4,7 +4,7 @@ import { keyEncryptionSecrets } from '@sched/auth/keys/signing-keys';
 import { missingMigrations } from '@sched/db/migrate';
 import { openStores } from '@sched/db/stores';
 import { failStartup } from '@sched/kit/boot';
-import { type Config, loadConfig } from '@sched/kit/config';
+import { type Config, loadConfig, longestTokenLifetime } from '@sched/kit/config';
 import { createLogger } from '@sched/kit/logger';
 import { APP_VERSION } from '@sched/kit/version';
 import { openRuntime } from '@sched/runtime/runtime';
@@ -270,6 +270,7 @@ async function runHere(name: CommandName, input: unknown, config: Config): Promi
       databaseUrl: config.databaseUrl,
       redisUrl: config.redisUrl,
       pgliteDir: join(config.dataDir, 'pg'),
+      longestTokenLifetime: longestTokenLifetime(config.tokenTtl),
     });
     const runtime = await openRuntime({ ...config, cookieKeys }, logger, stores);
     try {

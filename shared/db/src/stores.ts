@@ -24,6 +24,11 @@ export interface OpenStoresOptions {
   log?: { warn(message: string): void; debug(message: string): void };
   /** Where an outage of Postgres or Redis is logged: once when it starts, once when it ends. */
   outageLog?: OutageLog;
+  /**
+   * Seconds: the longest any code, token or session lives (`longestTokenLifetime` of the config),
+   * for the token store's fallback to ids of the old layout (docs/token-store.md "Hashed ids").
+   */
+  longestTokenLifetime?: number;
 }
 
 /**
@@ -48,9 +53,13 @@ export async function openStores(options: OpenStoresOptions): Promise<Stores> {
       );
       // The token store is typed for one connection; on a Cluster it relies on every script
       // touching one slot (docs/token-store.md).
-      tokenStore = createRedisTokenStore({ redis, prefix: options.redisPrefix ?? 'sched:' });
+      tokenStore = createRedisTokenStore({
+        redis,
+        prefix: options.redisPrefix ?? 'sched:',
+        longestTokenLifetime: options.longestTokenLifetime,
+      });
     } else {
-      tokenStore = createSqlTokenStore({ knex: db.knex });
+      tokenStore = createSqlTokenStore({ knex: db.knex, longestTokenLifetime: options.longestTokenLifetime });
     }
   } catch (error) {
     await db.close();

@@ -210,6 +210,20 @@ const EnvSchema = z.object({
  * Every environment variable `loadConfig` reads. README.md ("Configuration") and deploy/README.md
  * document each one (test/deploy/compose.test.ts holds them to it).
  */
+/** The browser session at the authorization server, in seconds: no second sign-in for 14 days. */
+export const SESSION_TTL = 14 * 24 * 3600;
+/** An authorization code's lifetime, in seconds. */
+export const AUTHORIZATION_CODE_TTL = 60;
+
+/**
+ * The longest any code, access or refresh token or browser session lives, in seconds: how long
+ * the token store goes on looking for records written before their ids were hashed
+ * (docs/token-store.md "Hashed ids").
+ */
+export function longestTokenLifetime(tokenTtl: Config['tokenTtl']): number {
+  return Math.max(tokenTtl.accessToken, tokenTtl.refreshToken, SESSION_TTL, AUTHORIZATION_CODE_TTL);
+}
+
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(EnvSchema.shape));
 
 export type LogLevel = (typeof LOG_LEVELS)[number];

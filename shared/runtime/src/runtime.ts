@@ -5,7 +5,7 @@ import { type CalendarService, createCalendarService } from '@sched/calendars/se
 import { missingMigrations } from '@sched/db/migrate';
 import { type Stores, openStores } from '@sched/db/stores';
 import { bootService } from '@sched/kit/boot';
-import { requireStandaloneServers } from '@sched/kit/config';
+import { longestTokenLifetime, requireStandaloneServers } from '@sched/kit/config';
 import type { Logger } from '@sched/kit/logger';
 import { createMailer } from '@sched/kit/mailer';
 import type Koa from 'koa';
@@ -36,6 +36,7 @@ export async function openRuntime(config: RuntimeConfig, logger: Logger, given?:
       pgliteDir: join(config.dataDir, 'pg'),
       log: { warn: (message) => logger.warn(message), debug: (message) => logger.debug(message) },
       outageLog: logger,
+      longestTokenLifetime: longestTokenLifetime(config.tokenTtl),
     }));
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,

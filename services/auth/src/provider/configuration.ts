@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { TokenStore } from '@sched/db/token-store/types';
 import type { Knex } from 'knex';
-import type { Config } from '@sched/kit/config';
+import { AUTHORIZATION_CODE_TTL, type Config, SESSION_TTL } from '@sched/kit/config';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { EMBED_PARAMS, isEmbedParams } from '../embed-flow/flow.ts';
 import { AuthorizationPageError } from '../errors.ts';
@@ -24,13 +24,13 @@ const DAY = 24 * 60 * MINUTE;
  * token lives that long from its issue, and every use rotates it).
  */
 export const TTL = {
-  AuthorizationCode: 60,
+  AuthorizationCode: AUTHORIZATION_CODE_TTL,
   /** An authorization lasts a year of refreshing; then the user authorizes again. */
   Grant: 365 * DAY,
   /** A sign-in / consent step in progress. */
   Interaction: 60 * MINUTE,
   /** The browser session at the authorization server (no second sign-in for 14 days). */
-  Session: 14 * DAY,
+  Session: SESSION_TTL,
   /** ID tokens (OpenID Connect); a retired signing key stays published this long and a margin more. */
   IdToken: ID_TOKEN_TTL,
 } as const;

@@ -19,9 +19,10 @@
  *   <prefix>oidc:idx:client:<client>        sorted set of account ids (a directory; own slot)
  *   <prefix>rate:<key>                      integer hit count of the current window, TTL = rest of window
  *   <prefix>ver:<key>                       integer version, no TTL
+ *   <prefix>mark:hashed-ids                 epoch ms at which hashed ids began, set once, no TTL
  *
  * SQL: tables token_records and token_counters (migrations/0002_token_store.ts); counters use the
- * same 'rate:<key>' / 'ver:<key>' names as Redis, without a prefix.
+ * same 'rate:<key>' / 'ver:<key>' / 'mark:hashed-ids' names as Redis, without a prefix.
  */
 
 import { hash } from 'node:crypto';
@@ -106,6 +107,13 @@ export function clientIndexKey(prefix: string, clientId: string): string {
 export function sessionIndexKey(prefix: string, accountId: string): string {
   return `${prefix}oidc:idx:{u:${accountId}}:session`;
 }
+
+/**
+ * When this store first served hashed ids (epoch ms), written once and never moved: the read
+ * fallback to ids of the old layout ends a token lifetime after it (`withHashedIds`). A name of
+ * both stores (Redis adds the prefix; SQL: a token_counters row without expiry).
+ */
+export const HASHED_IDS_MARK = 'mark:hashed-ids';
 
 /** Counter name shared by both stores (Redis adds the prefix). */
 export function rateCounter(key: string): string {

@@ -9,6 +9,7 @@ import {
   grantIndexKey,
   grantMember,
   grantUsedKey,
+  HASHED_IDS_MARK,
   rateKey,
   recordKey,
   sessionIndexKey,
@@ -22,7 +23,7 @@ import {
   versionKey,
 } from './keys.ts';
 import { DecodedRecords } from './decoded-records.ts';
-import { withHashedIds } from './hashed-ids.ts';
+import { type HashedIdsOptions, withHashedIds } from './hashed-ids.ts';
 import { createMgetBatcher } from './mget-batch.ts';
 import {
   assertModelName,
@@ -263,7 +264,7 @@ async function run(redis: RedisClient, s: Script, keys: string[], args: string[]
   }
 }
 
-export interface RedisTokenStoreOptions {
+export interface RedisTokenStoreOptions extends HashedIdsOptions {
   /** One node, a Sentinel-managed master or a Cluster: every script touches one slot. */
   redis: RedisClient;
   /** Prefix of every key, e.g. 'sched:' (production) or a unique one per test file. */
@@ -282,7 +283,7 @@ type SideWrite = () => Promise<unknown>;
 
 /** The production token store, bearer secrets hashed (hashed-ids.ts). `close()` ends the given client. */
 export function createRedisTokenStore(options: RedisTokenStoreOptions): TokenStore {
-  return withHashedIds(createRawRedisTokenStore(options));
+  return withHashedIds(createRawRedisTokenStore(options), options);
 }
 
 /**
@@ -652,6 +653,14 @@ export function createRawRedisTokenStore({ redis, prefix }: RedisTokenStoreOptio
             : decodeRecord<P>(reply[0], reply[1]);
         return { record, versions };
       });
+    },
+
+    async hashingBegan(now) {
+      const key = `${prefix}${HASHED_IDS_MARK}`;
+      if ((await redis.set(key, String(Math.floor(now)), 'NX')) === 'OK') return Math.floor(now);
+      const value = Number(await redis.get(key));
+      // Deleted in between (an operator starting the fallback over) or not a time: from now on.
+      return Number.isFinite(value) && value > 0 ? value : Math.floor(now);
     },
 
     async ping() {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { withHashedIds } from './hashed-ids.ts';
-import { rateCounter, TOKEN_TABLES, versionCounter } from './keys.ts';
+import { type HashedIdsOptions, withHashedIds } from './hashed-ids.ts';
+import { HASHED_IDS_MARK, rateCounter, TOKEN_TABLES, versionCounter } from './keys.ts';
 import {
   assertModelName,
   checkExpiresIn,
@@ -47,7 +47,7 @@ function toNumber(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
-export interface SqlTokenStoreOptions {
+export interface SqlTokenStoreOptions extends HashedIdsOptions {
   /** A knex on Postgres or PGlite with migration 0002_token_store applied. */
   knex: Knex;
 }
@@ -58,7 +58,7 @@ export interface SqlTokenStoreOptions {
  * periodically by the service).
  */
 export function createSqlTokenStore(options: SqlTokenStoreOptions): TokenStore {
-  return withHashedIds(createRawSqlTokenStore(options));
+  return withHashedIds(createRawSqlTokenStore(options), options);
 }
 
 /**
@@ -348,6 +348,18 @@ export function createRawSqlTokenStore({ knex }: SqlTokenStoreOptions): TokenSto
         record: decodeRow<P>(row),
         versions: names.map((name) => (map[name] === undefined ? 0 : toNumber(map[name]))),
       };
+    },
+
+    async hashingBegan(now) {
+      // A conflict "updates" the row to its own value: one statement that returns the value in
+      // place, even to the loser of two concurrent first calls.
+      const { rows } = await raw<{ value: unknown }>(
+        `insert into ${COUNTERS} as c (key, value) values (?, ?)
+         on conflict (key) do update set value = c.value
+         returning value::float8 as value`,
+        [HASHED_IDS_MARK, Math.floor(now)],
+      );
+      return toNumber(rows[0]!.value);
     },
 
     async ping() {

@@ -174,6 +174,12 @@ export interface TokenStore {
     versionKeys: readonly string[],
   ): Promise<RecordWithVersions<P>>;
 
+  /**
+   * When this storage first served hashed ids (epoch ms, `HASHED_IDS_MARK`): the first call ever
+   * sets it to `now`, every later one (any process, any restart) returns that value unchanged.
+   */
+  hashingBegan(now: number): Promise<number>;
+
   /** Throws when the store cannot answer. */
   ping(): Promise<void>;
   /** Redis: ends the client it was given. SQL: nothing (the database is closed by its owner). */
