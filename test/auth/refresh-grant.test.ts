@@ -1,5 +1,5 @@
 import { ownRefreshGrant } from '@sched/auth/endpoints/refresh-grant';
-import type { TokenPayload } from '@sched/db/token-store/types';
+import type { RecordWithVersions, TokenPayload } from '@sched/db/token-store/types';
 import test from 'ava';
 import Provider from 'oidc-provider';
 import type { TestClient } from '../support/factories.ts';
@@ -183,4 +183,42 @@ test.serial("a revoked grant's refresh token is refused", async (t) => {
   const run = await refreshBy(true, app, tokens.refresh_token);
   t.is(run.status, 400);
   t.is(run.body.error, 'invalid_grant');
+});
+
+test.serial('our grant reads the store once before it settles: no second read of the client', async (t) => {
+  const tokens = await authorize(app, 'PROFILE_READ');
+  // The first refresh of a grant reads the grant (then kept by the process); the second is counted.
+  const first = await refreshBy(true, app, tokens.refresh_token);
+  const reads: string[] = [];
+  const tokenStore = store();
+  const { readVersions, find, findWithVersions } = tokenStore;
+  tokenStore.readVersions = (keys) => {
+    reads.push(`readVersions ${keys.join(' ')}`);
+    return readVersions.call(tokenStore, keys);
+  };
+  tokenStore.find = <P extends TokenPayload>(model: string, id: string) => {
+    reads.push(`find ${model}`);
+    return find.call(tokenStore, model, id) as Promise<P | undefined>;
+  };
+  tokenStore.findWithVersions = <P extends TokenPayload>(
+    model: string,
+    id: string,
+    keys: readonly string[],
+  ) => {
+    reads.push(`findWithVersions ${model}`);
+    return findWithVersions.call(tokenStore, model, id, keys) as Promise<RecordWithVersions<P>>;
+  };
+  try {
+    const second = await refreshBy(true, app, String(first.body.refresh_token));
+    t.is(second.status, 200);
+  } finally {
+    Object.assign(tokenStore, { readVersions, find, findWithVersions });
+  }
+  // Before the settle step: the refresh token with the client's version, nothing else. (After the
+  // answer the test itself reads the three records.)
+  t.deepEqual(reads.slice(0, 1), ['findWithVersions RefreshToken']);
+  t.false(
+    reads.slice(0, -3).some((read) => read.startsWith('readVersions')),
+    reads.join(', '),
+  );
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import { taggedTokenId } from '@sched/db/token-store/keys';
 import type { RecordWrite, TokenPayload } from '@sched/db/token-store/types';
 import { countGrant } from '@sched/kit/metrics';
@@ -77,26 +78,30 @@ export function refreshGrant(deps: AuthDeps) {
   const resources = protectedResources(baseUrl);
 
   /**
-   * The success of a refresh of `refreshToken` (its `record` as read), or `undefined` for
-   * oidc-provider to run the grant. The client is already authenticated and approved.
+   * The success of a refresh of `refreshToken` (its `record` as read) by `client`, already
+   * authenticated and approved, or `undefined` for oidc-provider to run the grant.
    */
   return async function ownRefresh(
     ctx: Context,
-    clientId: string,
+    client: OAuthClientWithSecrets,
     refreshToken: string,
     record: TokenPayload | undefined,
     params: Record<string, unknown>,
   ): Promise<RefreshIssued | undefined> {
     if (!ownRefreshGrant.enabled) return undefined;
     const now = epochNow();
-    if (!record || !plainRecord(record, clientId, now)) return undefined;
+    if (!record || !plainRecord(record, client.id, now)) return undefined;
     if (params.resource !== undefined || params.client_assertion !== undefined) return undefined;
     if (PROVIDER_ONLY_HEADERS.some((name) => ctx.get(name) !== '')) return undefined;
     const resource = grantedResource(resources, record);
     if (resource === undefined) return undefined;
 
-    const client = await provider.Client.find(clientId);
-    if (!client?.grantTypeAllowed('refresh_token')) return undefined;
+    // Every client of our directory may refresh (`clientMetadata` in clients.ts); an agent known by
+    // its metadata document is oidc-provider's (its document says which grants it may use). Not
+    // `provider.Client.find`: outside the provider's own routes it has no request to remember the
+    // client in, and would read the client's version from the store again.
+    if (client.registration === 'metadata_document') return undefined;
+    const clientId = client.id;
     const grantId = record.grantId as string;
     const accountId = record.accountId as string;
     const grant = await provider.Grant.find(grantId, { ignoreExpiration: true });

@@ -180,10 +180,10 @@ const answerRetry: Step = async ({ deps, window }, _ctx, request) => {
 const runGrant: Step = async ({ ownRefresh }, ctx, request, provider) => {
   const dropScope = request.grantType === 'refresh_token' && request.params.scope !== undefined;
   if (dropScope) delete request.params.scope;
-  if (request.refreshToken) {
+  if (request.refreshToken && request.client) {
     const issued = await ownRefresh(
       ctx,
-      request.presented.clientId,
+      request.client,
       request.refreshToken,
       request.refreshRecord,
       request.params,
