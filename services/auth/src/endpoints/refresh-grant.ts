@@ -22,8 +22,8 @@ import type { TokenAnswer } from './refresh-window.ts';
  * Anything out of the ordinary returns `undefined` before anything is written, and oidc-provider
  * runs the grant as it always did and gives its own answer: a refresh token used, expired, of
  * another client or bound to a key or a session; a grant or account gone; a `resource` or
- * client assertion in the request; `openid` granted (an ID token is signed then); a client not
- * allowed the grant. Only the plain success is ours.
+ * client assertion in the request; `openid` granted (an ID token is signed then); an agent known
+ * by its metadata document. Only the plain success is ours.
  */
 
 /** `false` hands every refresh to oidc-provider (tests compare both; a way back after an upgrade). */
