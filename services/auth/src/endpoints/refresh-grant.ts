@@ -3,7 +3,12 @@ import type { OAuthClientWithSecrets } from '@sched/db/queries/oauth-clients';
 import { taggedTokenId } from '@sched/db/token-store/keys';
 import type { RecordWrite, TokenPayload } from '@sched/db/token-store/types';
 import { countGrant } from '@sched/kit/metrics';
-import { type ProtectedResource, protectedResources, resourceNamed } from '@sched/policy/protected-resources';
+import {
+  type ProtectedResource,
+  protectedResources,
+  type ResourceName,
+  resourceNamed,
+} from '@sched/policy/protected-resources';
 import type { Context } from 'koa';
 import type { AuthDeps } from '../deps.ts';
 import type { DeferredWrites } from '../provider/adapter.ts';
@@ -62,14 +67,14 @@ function plainRecord(record: TokenPayload | undefined, clientId: string, now: nu
  * resource; `undefined` when oidc-provider must decide (several, or one it would refuse).
  */
 function grantedResource(
-  resources: Record<string, ProtectedResource>,
+  resources: Record<ResourceName, ProtectedResource>,
   record: TokenPayload,
 ): ProtectedResource | null | undefined {
   const resource = record.resource;
   if (resource === undefined || resource === null || (Array.isArray(resource) && resource.length === 0))
     return null;
   if (typeof resource !== 'string') return undefined;
-  return resourceNamed(resources as never, resource) ?? undefined;
+  return resourceNamed(resources, resource) ?? undefined;
 }
 
 export function refreshGrant(deps: AuthDeps) {
@@ -133,6 +138,8 @@ export function refreshGrant(deps: AuthDeps) {
           [...scopes].filter((value) => isResourceScope(value)),
         )
       : grant.getOIDCScopeFiltered(scopes);
+    // What clients and the resource API see: without the internal no-scope marker (adapter.ts).
+    const visibleScope = withoutInternalScopes(scope);
     const access: TokenPayload = {
       iat: now,
       exp: now + tokenTtl.accessToken,
@@ -145,7 +152,7 @@ export function refreshGrant(deps: AuthDeps) {
       sid: record.sid,
       kind: 'AccessToken',
       jti: newTokenId(grantId),
-      scope,
+      scope: visibleScope,
       ...(resource ? { aud: resource.identifier } : { claims: record.claims }),
       extra: { legacy: (grant as { legacy?: boolean }).legacy === true },
     };
@@ -156,14 +163,13 @@ export function refreshGrant(deps: AuthDeps) {
         refresh_token: rotated.jti,
         token_type: 'bearer',
         expires_in: tokenTtl.accessToken,
-        scope: withoutInternalScopes(scope),
+        scope: visibleScope,
       },
       writes: {
         consume: { model: 'RefreshToken', id: refreshToken },
         writes: [
           write('RefreshToken', rotated, tokenTtl.refreshToken),
-          // The resource API reads access tokens: no internal marker in their scope (adapter.ts).
-          write('AccessToken', { ...access, scope: withoutInternalScopes(scope) }, tokenTtl.accessToken),
+          write('AccessToken', access, tokenTtl.accessToken),
         ],
       },
     };
