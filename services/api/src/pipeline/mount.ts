@@ -1,9 +1,11 @@
+import { answerJson } from '@sched/kit/http/answer-headers';
 import type { Runtime } from '@sched/runtime/runtime';
 import type { Context } from 'koa';
 import { type AccessControl, createAccessControl } from '../auth/access-control.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { authorizeCredential, requireServiceAdmin } from '../auth/authorize.ts';
 import { planTarget, resolveTarget } from '../auth/target.ts';
+import { successText } from '../presenters/shared-answers.ts';
 import type { AnyRoute } from '../routing/route.ts';
 import { DEPRECATION_HEADERS } from '../routing/deprecation.ts';
 import type { RouteTable } from '../routing/route-table.ts';
@@ -11,7 +13,6 @@ import { executeRoute } from './execute.ts';
 
 const NO_KEYS: readonly string[] = [];
 const NO_QUERY: Readonly<Record<string, never>> = Object.freeze({});
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Registers declared routes. Per request, in this order:
@@ -54,18 +55,16 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
         ctx,
       );
       const result = pendingResult instanceof Promise ? await pendingResult : pendingResult;
-      if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
-      ctx.status = result.status ?? 200;
-      if (ctx.status !== 204) {
-        // Serialized here, with the header Koa would give an object body: the same bytes, without
-        // Koa's object-body path (a content-type lookup and header removals per response).
-        if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
-        ctx.body = JSON.stringify(
-          result.pagination === undefined
-            ? { status: 'success', data: result.data ?? null }
-            : { status: 'success', data: result.data ?? null, pagination: result.pagination },
-        );
+      const status = result.status ?? 200;
+      if (status === 204) {
+        if (result.headers) ctx.set(result.headers);
+        ctx.status = 204;
+        return;
       }
+      // Serialized here (a shared answer once, presenters/shared-answers.ts) and written at once
+      // with the service's headers (kit answer-headers.ts): the same bytes and headers as a Koa
+      // object body, without setting each header apart.
+      answerJson(ctx, status, successText(result.data, result.pagination), result.headers);
     };
     // The table sets the deprecation headers on every answer on the path: this route's (before the
     // handler, so its 401, 400 and 404 carry them) and another method's 405.

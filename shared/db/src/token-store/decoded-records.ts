@@ -1,3 +1,4 @@
+import { deepFreeze } from '@sched/kit/deep-freeze';
 import { decodeRecord } from './keys.ts';
 
 /** How many distinct records stay parsed (a few MB at most). */
@@ -33,12 +34,4 @@ export class DecodedRecords {
     }
     return record as P;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.ts';
+import type { AnswerHeaders } from './answer-headers.ts';
 import { observeRequest } from './metrics.ts';
 
 /** What every request carries in ctx.state across our services. */
@@ -39,11 +40,14 @@ export function requestIdFrom(header: string | string[] | undefined): string {
  */
 class LazyRequestState implements RequestState {
   readonly requestId: string;
+  /** The service's headers when they are written with the answer (answer-headers.ts). */
+  readonly answerHeaders: AnswerHeaders | undefined;
   readonly #logger: Logger;
   #log: Logger | undefined;
 
-  constructor(requestId: string, logger: Logger) {
+  constructor(requestId: string, logger: Logger, answerHeaders: AnswerHeaders | undefined) {
     this.requestId = requestId;
+    this.answerHeaders = answerHeaders;
     this.#logger = logger;
   }
 
@@ -53,13 +57,16 @@ class LazyRequestState implements RequestState {
   }
 }
 
-/** Starts a request's context: its id (kept from X-Request-Id when valid), state and id header. */
-export function beginRequest(ctx: Context, logger: Logger): string {
+/**
+ * Starts a request's context: its id (kept from X-Request-Id when valid), state and id header;
+ * with `answerHeaders`, the id header is left to them (written with the answer).
+ */
+export function beginRequest(ctx: Context, logger: Logger, answerHeaders?: AnswerHeaders): string {
   const requestId = requestIdFrom(ctx.req.headers['x-request-id']);
   // Whatever an outer app put in the state is kept.
-  ctx.state = Object.assign(new LazyRequestState(requestId, logger), ctx.state);
-  // The id is valid header text (checked above, or a UUID): straight on the Node response.
-  ctx.res.setHeader('X-Request-Id', requestId);
+  ctx.state = Object.assign(new LazyRequestState(requestId, logger, answerHeaders), ctx.state);
+  // The id is valid header text (checked above, or a counter): straight on the Node response.
+  if (!answerHeaders) ctx.res.setHeader('X-Request-Id', requestId);
   return requestId;
 }
 

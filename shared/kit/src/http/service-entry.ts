@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { Context, Next } from 'koa';
 import type { Logger } from '../logger.ts';
+import { AnswerHeaders } from './answer-headers.ts';
 import { bearerCorsStep } from './cors.ts';
 import { type ErrorTranslator, renderError, throwIfBodiless } from './error-envelope.ts';
 import { beginRequest, endRequest } from './request-context.ts';
-import { securityHeaderSetter } from './security-headers.ts';
+import { securityHeaderList } from './security-headers.ts';
 import { assertFitTarget } from './unfit-text.ts';
 
 export interface ServiceEntryOptions {
@@ -32,17 +33,18 @@ function corsStepOf(bearerCors: ServiceEntryOptions['bearerCors']) {
  * What `requestContext`, `securityHeaders`, `bearerCors`, `errorEnvelope` and `rejectUnfitTarget`
  * do as five middlewares in that order, as one: the same steps in the same order, with one
  * koa-compose dispatch and one async frame per request instead of five dispatches and two async
- * frames (the resource API's hot path, issue 22).
+ * frames (the resource API's hot path, issue 22). The request id and security headers are written
+ * with the answer (answer-headers.ts): at once by `answerJson`, or set just before Koa writes any
+ * other answer.
  */
 export function serviceEntry(options: ServiceEntryOptions) {
   const { service, logger, accessLog, translate, finish } = options;
-  const setSecurityHeaders = securityHeaderSetter({ publicUrl: options.publicUrl });
+  const answerHeaders = new AnswerHeaders(securityHeaderList([options.publicUrl]));
   const answerCors = corsStepOf(options.bearerCors);
   return async function serviceEntryMiddleware(ctx: Context, next: Next) {
     const started = performance.now();
-    const requestId = beginRequest(ctx, logger);
+    const requestId = beginRequest(ctx, logger, answerHeaders);
     try {
-      setSecurityHeaders(ctx);
       // A preflight is answered here, outside the error envelope (as bearerCors does).
       if (answerCors?.(ctx)) return;
       try {
@@ -54,6 +56,7 @@ export function serviceEntry(options: ServiceEntryOptions) {
       }
       finish?.(ctx);
     } finally {
+      answerHeaders.setMissing(ctx, requestId);
       endRequest(ctx, service, logger, accessLog, requestId, started);
     }
   };

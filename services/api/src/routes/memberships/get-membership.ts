@@ -1,10 +1,13 @@
 import { membershipOutput, presentMembership } from '../../presenters/membership.ts';
 import type { Membership } from '@sched/db/queries/memberships';
+import { presentedOnce } from '../../presenters/shared-answers.ts';
 import { defineRoute } from '../../routing/route.ts';
 import { getMembershipCached, membershipVersionKeys } from '../../services/memberships/read-cache.ts';
 import { access, MEMBERSHIP_FAMILIES } from './families.ts';
 
-const present = (membership: Membership) => ({ data: presentMembership(membership) });
+// Hits of the memberships cache return the same row object: presented and serialized once.
+const presented = presentedOnce(presentMembership);
+const present = (membership: Membership) => ({ data: presented(membership) });
 
 export const getMembershipRoutes = MEMBERSHIP_FAMILIES.map((family) =>
   defineRoute({
