@@ -96,7 +96,10 @@ function send(
 
 /** Each of the service's headers once, with its value (the CSP unless the answer sets its own). */
 function carriesServiceHeaders(
-  t: { deepEqual: (a: unknown, b: unknown, m?: string) => void; is: (a: unknown, b: unknown, m?: string) => void },
+  t: {
+    deepEqual: (a: unknown, b: unknown, m?: string) => void;
+    is: (a: unknown, b: unknown, m?: string) => void;
+  },
   answer: RawAnswer,
   label: string,
   options: { csp?: string; requestId?: string; hsts?: boolean } = {},
@@ -206,9 +209,12 @@ test('a shared answer is the same bytes as the envelope JSON.stringify gives, an
   t.is(second.body, first.body);
   const value = presented(row);
   t.is(presented(row), value, 'presented once per row object');
-  t.throws(() => {
-    (value.tags as string[]).push('z');
-  }, { instanceOf: TypeError });
+  t.throws(
+    () => {
+      (value.tags as string[]).push('z');
+    },
+    { instanceOf: TypeError },
+  );
   t.is(successText(value), first.body);
   // A new row object (a refreshed cache entry) is presented and serialized afresh.
   t.is(

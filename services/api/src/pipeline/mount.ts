@@ -48,8 +48,9 @@ export function mountRoutes(table: RouteTable, routes: readonly AnyRoute[], deps
         { caller, target, versions },
         {
           params: rawParams,
-          // No query string: nothing to parse (ctx.query would run the parser on '').
-          query: ctx.querystring === '' ? NO_QUERY : ctx.query,
+          // No query string: nothing to parse (ctx.query would run the parser on ''); the raw
+          // URL is asked, as Koa's querystring getter parses the URL on every call.
+          query: ctx.req.url?.includes('?') ? ctx.query : NO_QUERY,
           body: (ctx.request as { body?: unknown }).body,
         },
         ctx,

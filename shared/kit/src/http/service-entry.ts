@@ -48,7 +48,10 @@ export function serviceEntry(options: ServiceEntryOptions) {
       // A preflight is answered here, outside the error envelope (as bearerCors does).
       if (answerCors?.(ctx)) return;
       try {
-        assertFitTarget(ctx.path, ctx.querystring);
+        // Only a target with a percent sign or a NUL can hold unfit text (Koa's path and
+        // querystring getters parse the URL on each call: asked only then).
+        const url = ctx.req.url ?? '';
+        if (url.includes('%') || url.includes('\u0000')) assertFitTarget(ctx.path, ctx.querystring);
         await next();
         throwIfBodiless(ctx);
       } catch (error) {
