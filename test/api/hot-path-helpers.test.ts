@@ -44,6 +44,23 @@ test('validateParams: the same text parses to the same (frozen) value; failures 
   }
 });
 
+test('validateParams: a shared (frozen) raw object is parsed once per schema, each schema its own', (t) => {
+  const ids = z.strictObject({ teamId: z.coerce.number().int().positive() });
+  const names = z.strictObject({ teamId: z.string() });
+  const raw = Object.freeze({ teamId: '7' });
+  const parsed = validateParams(ids, raw);
+  t.deepEqual(parsed, { teamId: 7 });
+  t.is(validateParams(ids, raw), parsed);
+  t.deepEqual(validateParams(names, raw), { teamId: '7' }, 'another schema on the same object');
+  t.deepEqual(validateParams(ids, raw), { teamId: 7 });
+  const decoded = Object.freeze({ teamId: 'a/b' });
+  t.deepEqual(validateParams(names, decoded), { teamId: 'a/b' });
+  t.false(Object.isFrozen(validateParams(names, decoded)), 'a fresh parse is not shared');
+  const bad = Object.freeze({ teamId: 'x' });
+  for (let i = 0; i < 2; i++)
+    t.throws(() => validateParams(ids, bad), { message: /^Invalid params: params\.teamId / });
+});
+
 test('memoized: one build per key, emptied when full', (t) => {
   let builds = 0;
   const key = memoized((id: number) => {

@@ -110,3 +110,31 @@ test('a GET route answers HEAD; a method no route implements is 501 with Allow',
   t.is(trace.status, 501);
   t.deepEqual(trace.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
 });
+
+test('matched paths are remembered per method: the same answers again, after a flood of others too', async (t) => {
+  const expected: Array<[string, string, string]> = [
+    ['GET', '/v2/things/12', '{"status":"success","data":"by-id"}'],
+    ['DELETE', '/v2/things/12', '{"status":"success","data":"delete"}'],
+    ['GET', '/v2/order/literal', '{"status":"success","data":"param-first"}'],
+    ['GET', '/v2/echo/a/tail', '{"status":"success","data":"a"}'],
+    ['GET', '/v2/echo/b/tail', '{"status":"success","data":"b"}'],
+    ['GET', '/v2/echo/a%20b/tail', '{"status":"success","data":"a b"}'],
+  ];
+  const check = async (label: string) => {
+    for (const [method, path, text] of expected)
+      t.is((await send(method, path)).text, text, `${label}: ${method} ${path}`);
+    t.is((await send('POST', '/v2/things/12')).status, 405, `${label}: another method of a remembered path`);
+  };
+  await check('first');
+  await check('again');
+  // More distinct paths than the memo keeps: it is emptied and filled again, answers unchanged.
+  for (let i = 0; i < 2100; i += 100) {
+    await Promise.all(
+      Array.from({ length: 100 }, async (_, j) => {
+        const answer = await send('GET', `/v2/echo/v${i + j}/tail`);
+        if (answer.text !== `{"status":"success","data":"v${i + j}"}`) t.fail(`v${i + j}: ${answer.text}`);
+      }),
+    );
+  }
+  await check('after the flood');
+});

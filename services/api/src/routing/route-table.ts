@@ -48,8 +48,16 @@ export interface RouteOptions {
   headers?: Readonly<Record<string, string>>;
 }
 
+interface Match {
+  route: CompiledRoute;
+  params: Readonly<Record<string, string>>;
+}
+
+/** Paths remembered per method (a few hundred KB at most). */
+const MAX_REMEMBERED_PATHS = 2048;
+
 interface RoutedContext extends Context {
-  params: Record<string, string>;
+  params: Readonly<Record<string, string>>;
   _matchedRoute?: string;
 }
 
@@ -58,6 +66,13 @@ export class RouteTable {
   readonly #lowerPrefix: string;
   /** First segment (lower case) -> number of segments -> routes in declaration order. */
   readonly #groups = new Map<string, CompiledRoute[][]>();
+  /**
+   * Method -> request path -> the route it matched and its parameters (frozen: requests share
+   * them). The same few paths come back on every request (a client polling its memberships), and
+   * splitting and matching each cost more than a lookup; the table does not change once requests
+   * come (adding a route empties it), so a path always matches the same way.
+   */
+  readonly #matched = new Map<string, Map<string, Match>>();
 
   /** `prefix`: e.g. `/v2`, put before every path. */
   constructor(prefix: string) {
@@ -79,6 +94,7 @@ export class RouteTable {
       if (!LITERAL.test(segment) && !PARAMETER.test(segment))
         throw new Error(`${path}: segments are literals or :name parameters only`);
     }
+    this.#matched.clear();
     const upper = method.toUpperCase();
     const route: CompiledRoute = {
       methods: upper === 'GET' ? ['HEAD', 'GET'] : [upper],
@@ -98,17 +114,18 @@ export class RouteTable {
   /** The table as Koa middleware: the matched route's handler, or 405/OPTIONS/501, or next. */
   middleware(): Middleware {
     return (ctx: Context, next: Next) => {
-      const segments = this.#segments(ctx.path);
+      const path = ctx.path;
+      const method = ctx.method;
+      const known = this.#matched.get(method)?.get(path);
+      if (known !== undefined) return this.#dispatch(ctx, known.route, known.params);
+      const segments = this.#segments(path);
       const candidates = segments && this.#candidates(segments);
       if (!candidates) return next();
-      const method = ctx.method;
       for (const route of candidates) {
         if (!route.methods.includes(method) || !matches(route, segments)) continue;
-        const routed = ctx as RoutedContext;
-        routed.params = params(route, segments);
-        routed._matchedRoute = route.pattern;
-        if (route.headers) setHeaders(ctx, route.headers);
-        return route.handler(ctx);
+        const values = Object.freeze(params(route, segments));
+        this.#remember(method, path, { route, params: values });
+        return this.#dispatch(ctx, route, values);
       }
       const allowed = new Set<string>();
       let headers: Record<string, string> | undefined;
@@ -120,6 +137,25 @@ export class RouteTable {
       if (allowed.size === 0) return next();
       return Promise.resolve(next()).then(() => answerOtherMethod(ctx, [...allowed], headers));
     };
+  }
+
+  #dispatch(ctx: Context, route: CompiledRoute, values: Readonly<Record<string, string>>): unknown {
+    const routed = ctx as RoutedContext;
+    routed.params = values;
+    routed._matchedRoute = route.pattern;
+    if (route.headers) setHeaders(ctx, route.headers);
+    return route.handler(ctx);
+  }
+
+  /** Bounded: emptied when full, so a scan of many paths cannot grow it. */
+  #remember(method: string, path: string, match: Match): void {
+    let byPath = this.#matched.get(method);
+    if (byPath === undefined) {
+      byPath = new Map();
+      this.#matched.set(method, byPath);
+    }
+    if (byPath.size >= MAX_REMEMBERED_PATHS) byPath.clear();
+    byPath.set(path, match);
   }
 
   /** Sets the headers of the routes of `ctx.path` (any method), if they name some. */
