@@ -173,10 +173,11 @@ test('HEAD gets the headers and length of GET without a body', async (t) => {
   t.deepEqual(head.headers.get('content-length'), get.headers.get('content-length'));
 });
 
-test('answers Koa writes carry them too: errors, 204, 405, OPTIONS, 501, a preflight, the docs page', async (t) => {
+test('answers Koa writes carry them too: errors, /mcp, 204, 405, OPTIONS, 501, a preflight, the docs page', async (t) => {
   const cases: Array<[string, string, Record<string, string>, number]> = [
     ['GET', '/v2/no-such-route', {}, 404],
     ['GET', '/v2/answer/private', {}, 401],
+    ['POST', '/mcp', {}, 401],
     ['DELETE', '/v2/answer/none', {}, 204],
     ['PUT', '/v2/answer/plain', {}, 405],
     ['OPTIONS', '/v2/answer/plain', {}, 200],
