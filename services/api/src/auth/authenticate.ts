@@ -120,7 +120,7 @@ function versionMap(keys: readonly string[], versions: readonly number[]): Reado
   return new ReadVersions(keys, versions);
 }
 
-async function authenticateAccessToken(
+function authenticateAccessToken(
   token: string,
   control: AccessControl,
   keys: readonly string[],
@@ -129,11 +129,22 @@ async function authenticateAccessToken(
   const known = control.tokenOwners.get(token);
   const ownerKeys = known?.versionKeys ?? NO_KEYS;
   const readKeys = keys.length === 0 ? ownerKeys : [...ownerKeys, ...keys];
-  const { record, versions } = await control.deps.stores.tokenStore.findWithVersions<AccessTokenPayload>(
-    'AccessToken',
-    token,
-    readKeys,
-  );
+  // A continuation rather than an async function: no suspended frame per request on the hot path.
+  return control.deps.stores.tokenStore
+    .findWithVersions<AccessTokenPayload>('AccessToken', token, readKeys)
+    .then((read) => judgeAccessToken(token, control, resource, known, readKeys, read.record, read.versions));
+}
+
+/** The caller of a token read with its versions; waits only when its user or client is not cached. */
+function judgeAccessToken(
+  token: string,
+  control: AccessControl,
+  resource: ResourceName,
+  known: TokenOwner | undefined,
+  readKeys: readonly string[],
+  record: AccessTokenPayload | undefined,
+  versions: readonly number[],
+): Authenticated | Promise<Authenticated> {
   const nowSeconds = Date.now() / 1000;
   const userId = record ? Number(record.accountId) : Number.NaN;
   const clientId = record ? String(record.clientId) : '';
@@ -152,24 +163,49 @@ async function authenticateAccessToken(
   const map = versionMap(readKeys, versions);
   // Versions read this request count only if they were read for this token's real owners.
   const sameOwners = known?.userId === userId && known.clientId === clientId;
+  const ownerKeys = known?.versionKeys ?? NO_KEYS;
   // Cache hits answer synchronously; only misses wait (in parallel) for the database.
-  let user: UserFacts | Promise<UserFacts | null> | null = control.userFacts(
+  const user = control.userFacts(userId, sameOwners ? map.get(ownerKeys[0]!) : undefined);
+  const clientExists = control.clientExists(clientId, sameOwners ? map.get(ownerKeys[1]!) : undefined);
+  const scope = typeof record.scope === 'string' ? record.scope : '';
+  const legacy = record.extra?.['legacy'] === true;
+  const judged: TokenJudgement = {
+    token,
+    control,
+    known,
+    sameOwners,
     userId,
-    sameOwners ? map.get(ownerKeys[0]!) : undefined,
-  );
-  let clientExists: boolean | Promise<boolean> = control.clientExists(
     clientId,
-    sameOwners ? map.get(ownerKeys[1]!) : undefined,
-  );
-  if (user instanceof Promise || clientExists instanceof Promise) {
-    [user, clientExists] = await Promise.all([user, clientExists]);
-  }
+    scope,
+    legacy,
+    versions: map,
+  };
+  if (user instanceof Promise || clientExists instanceof Promise)
+    return Promise.all([user, clientExists]).then(([facts, exists]) => authenticated(judged, facts, exists));
+  return authenticated(judged, user, clientExists);
+}
+
+/** What `judgeAccessToken` learned, for its last step. */
+interface TokenJudgement {
+  token: string;
+  control: AccessControl;
+  known: TokenOwner | undefined;
+  sameOwners: boolean;
+  userId: number;
+  clientId: string;
+  scope: string;
+  legacy: boolean;
+  versions: ReadonlyMap<string, number>;
+}
+
+/** The caller, once the token's user (enabled) and client are known to exist. */
+function authenticated(judged: TokenJudgement, user: UserFacts | null, clientExists: boolean): Authenticated {
+  const { token, control, known, userId, clientId, scope } = judged;
   if (!user || user.disabled || !clientExists) {
     control.tokenOwners.delete(token);
     throw new UnauthorizedError('The access token is invalid, expired or revoked', INVALID_TOKEN);
   }
-  const scope = typeof record.scope === 'string' ? record.scope : '';
-  const owner = sameOwners && known.scope === scope ? known : tokenOwner(userId, clientId, scope);
+  const owner = judged.sameOwners && known?.scope === scope ? known : tokenOwner(userId, clientId, scope);
   if (owner !== known) control.tokenOwners.set(token, owner);
   return {
     caller: {
@@ -178,9 +214,9 @@ async function authenticateAccessToken(
       serviceAdmin: user.serviceAdmin,
       clientId,
       scopes: owner.scopes,
-      legacy: record.extra?.['legacy'] === true,
+      legacy: judged.legacy,
     },
-    versions: map,
+    versions: judged.versions,
   };
 }
 
