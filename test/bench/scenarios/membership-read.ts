@@ -27,7 +27,7 @@ import type { MembershipApiReady } from '../servers/membership-api.ts';
  * BENCH_DURATION seconds (5) at 50 keep-alive connections after one warm-up round each; medians.
  * From each server process's own counters: CPU µs per request (process.cpuUsage, all threads),
  * heap KB allocated per request, loop busy %. BENCH_LAYERS=1 adds the API's 404, bare Koa's
- * constant string and the layers between the two (kit middleware; router and mount on a public
+ * constant string and the layers between the two (the entry middleware; router and mount on a public
  * route; token read and scope check).
  */
 
@@ -126,7 +126,12 @@ export async function run(): Promise<void> {
           counter: 'api',
           load: load(options(api.ready.notFoundUrl), pinning),
         },
-        { key: 'kit', label: 'layer: Koa + kit middleware', server: api, load: load(options(kit), pinning) },
+        {
+          key: 'kit',
+          label: 'layer: Koa + API entry middleware',
+          server: api,
+          load: load(options(kit), pinning),
+        },
         { key: 'route', label: 'layer: API, public route', server: api, load: load(options(route), pinning) },
         {
           key: 'token',

@@ -6,9 +6,8 @@ import type { Stores } from '@sched/db/stores';
 import { createRedisTokenStore } from '@sched/db/token-store/redis';
 import { createSqlTokenStore } from '@sched/db/token-store/sql';
 import { loadConfig } from '@sched/kit/config';
-import { errorEnvelope } from '@sched/kit/http/error-envelope';
-import { requestContext } from '@sched/kit/http/request-context';
-import { securityHeaders } from '@sched/kit/http/security-headers';
+import { answerJson } from '@sched/kit/http/answer-headers';
+import { serviceEntry } from '@sched/kit/http/service-entry';
 import { type RunningServer, startServiceServer } from '@sched/kit/http/server';
 import { createLogger } from '@sched/kit/logger';
 import Koa from 'koa';
@@ -44,8 +43,9 @@ export interface MembershipApiReady {
   /** The API app answering an unknown route: its HTTP stack and error rendering alone. */
   notFoundUrl: string;
   /**
-   * The cost of each layer, one at a time (BENCH_LAYERS=1): `kit`, bare Koa plus the kit's
-   * middleware (request id, metrics, security headers, error envelope); `route`, the API app with
+   * The cost of each layer, one at a time (BENCH_LAYERS=1): `kit`, bare Koa plus the API's entry
+   * middleware (request id, metrics, security headers written with the answer, error envelope),
+   * answering the same object serialized per request; `route`, the API app with
    * one public route answering the same data (router, mount, validation, envelope); `token`, the
    * API app with one route that needs an OAuth token with a scope (plus the token-store read).
    */
@@ -113,11 +113,11 @@ const payload: unknown = JSON.parse(json);
 const data: unknown = (payload as { data: unknown }).data;
 const kitApp = new Koa();
 kitApp.silent = true;
-kitApp.use(requestContext('api', logger, { accessLog: false }));
-kitApp.use(securityHeaders({ publicUrl: 'http://127.0.0.1' }));
-kitApp.use(errorEnvelope());
+kitApp.use(
+  serviceEntry({ service: 'api', logger, accessLog: false, publicUrl: 'http://127.0.0.1', bearerCors: true }),
+);
 kitApp.use((ctx) => {
-  ctx.body = payload;
+  answerJson(ctx, 200, JSON.stringify(payload));
 });
 const layerRoute = (auth: 'public' | 'user') =>
   defineRoute({
