@@ -72,8 +72,24 @@ async function authenticateWithClientSecret(
   return { caller, versions: await versionsOnly(control, keys) };
 }
 
+/** An anonymous caller of a public route that reads no versions: settled once, shared (frozen). */
+const ANONYMOUS: Promise<Authenticated> = Promise.resolve(
+  Object.freeze({ caller: undefined, versions: NO_VERSIONS }),
+);
+
 /** Public endpoints need no credential: a valid one becomes the caller, an invalid one is ignored. */
-async function authenticateOptional(
+function authenticateOptional(
+  header: string,
+  control: AccessControl,
+  keys: readonly string[],
+  resource: ResourceName,
+): Promise<Authenticated> {
+  // The common anonymous read: no async frames of its own (see `authenticate`).
+  if (header === '' && keys.length === 0) return ANONYMOUS;
+  return authenticateOptionalSlowly(header, control, keys, resource);
+}
+
+async function authenticateOptionalSlowly(
   header: string,
   control: AccessControl,
   keys: readonly string[],
