@@ -67,17 +67,11 @@ export interface DeferredAnswer {
 }
 
 /**
- * A JSON answer: written at once with the service's headers when its entry middleware deferred
- * them (serviceEntry), else as a Koa body (the headers were set when the request arrived).
+ * A JSON answer, written at once with the service's headers. Only an app whose entry middleware
+ * defers them (serviceEntry) answers this way; anywhere else the headers would be missing.
  */
 export function answerJson(ctx: Context, status: number, text: string, extra?: Record<string, string>): void {
-  const state = ctx.state as DeferredAnswer;
-  if (state.answerHeaders) {
-    state.answerHeaders.writeJson(ctx, state.requestId, status, text, extra);
-    return;
-  }
-  if (extra) ctx.set(extra);
-  ctx.status = status;
-  if (!ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
-  ctx.body = text;
+  const { requestId, answerHeaders } = ctx.state as DeferredAnswer;
+  if (!answerHeaders) throw new Error('answerJson needs the serviceEntry middleware in front of it');
+  answerHeaders.writeJson(ctx, requestId, status, text, extra);
 }
