@@ -61,11 +61,12 @@ const parsedParams = new WeakMap<z.ZodType, Map<string, unknown>>();
 export function validateParams<T>(schema: z.ZodType<T> | undefined, raw: Record<string, unknown>): T {
   if (!schema) return validatePart(schema, raw, 'params');
   // The route table shares one frozen parameter object per path: its parse is found without a key.
-  const shared = Object.isFrozen(raw) ? parsedShared.get(raw) : undefined;
+  const rawShared = Object.isFrozen(raw);
+  const shared = rawShared ? parsedShared.get(raw) : undefined;
   if (shared?.schema === schema) return shared.value as T;
   const value = parsedParamsOf(schema, raw);
   // Only a parse that is itself shared (frozen) is kept: the memo's (plain values, see below).
-  if (Object.isFrozen(raw) && typeof value === 'object' && value !== null && Object.isFrozen(value))
+  if (rawShared && typeof value === 'object' && value !== null && Object.isFrozen(value))
     parsedShared.set(raw, { schema, value });
   return value;
 }
